@@ -1,0 +1,35 @@
+package dev.fairing4j.core;
+
+import java.util.Optional;
+
+/**
+ * The last stage of a pipeline: submits the job that runs a built image (or, on the local cluster,
+ * the build context itself) and returns a handle to follow it.
+ */
+public interface Deployer {
+  /** The job name as configured. */
+  String jobName();
+
+  /**
+   * Checks the whole job configuration against {@code context} before anything is built or sent:
+   * names, replica counts, quantities, mount paths. Throws {@link InvalidInputException}.
+   */
+  void validate(BuildContext context);
+
+  /**
+   * Whether this deployer runs an image. The local cluster returns false: it runs the context
+   * directly, so the pipeline builds and pushes nothing.
+   */
+  default boolean needsImage() {
+    return true;
+  }
+
+  /**
+   * The objects {@link #deploy} would create, as multi-document YAML ready for
+   * {@code kubectl create -f -}. {@code image} is the planned image when no image is built.
+   */
+  String render(BuildContext context, Optional<ImageRef> image);
+
+  /** Submits the job; {@code image} is empty exactly when {@link #needsImage()} is false. */
+  TrainingJob deploy(BuildContext context, Optional<ImageRef> image, ProgressListener progress);
+}

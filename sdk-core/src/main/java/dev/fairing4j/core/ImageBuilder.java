@@ -1,0 +1,25 @@
+package dev.fairing4j.core;
+
+/**
+ * The second stage of a pipeline: turns a {@link BuildContext} into an image in a registry (or
+ * another target) and returns its pinned reference.
+ */
+public interface ImageBuilder {
+  /**
+   * The image a build of {@code context} would produce, without building or contacting anything:
+   * the target repository with the tag derived from the context digest. {@code dryRun()} shows it.
+   */
+  ImageRef plannedImage(BuildContext context);
+
+  /**
+   * Checks the builder's own configuration against {@code context} before any network call;
+   * throws {@link InvalidInputException}. The default checks nothing.
+   */
+  default void validate(BuildContext context) {}
+
+  /**
+   * Builds and pushes the image, reporting steps and bytes to {@code progress}; returns the
+   * reference with its digest.
+   */
+  ImageRef build(BuildContext context, ProgressListener progress);
+}

@@ -1,0 +1,76 @@
+package dev.fairing4j.core;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Thrown when a job ends Failed: carries the replica that failed, its exit code, the operator's
+ * message, the replica's last log lines and the warning events that explain it, so the first
+ * thing a user sees is why.
+ */
+public final class JobFailedException extends FairingException {
+  private static final long serialVersionUID = 1L;
+
+  private final transient JobStatus status;
+  private final String failedReplica;
+  private final List<String> lastLines;
+  private final List<String> warnings;
+
+  /**
+   * @param status the final status
+   * @param failedReplica the replica that failed, e.g. {@code master-0}, if known
+   * @param exitCode its exit code, if known
+   * @param message the operator's or runtime's message
+   * @param lastLines the failed replica's last log lines
+   * @param warnings Warning events on the job and its pods
+   */
+  public JobFailedException(JobStatus status, Optional<String> failedReplica,
+      Optional<Integer> exitCode, String message, List<String> lastLines, List<String> warnings) {
+    super("training job", status.kind() + " " + status.name(),
+        describe(failedReplica, exitCode, message, lastLines, warnings),
+        "read job.logs() and the events above; fix the script or the resources and run again",
+        null, exitCode.orElse(null), null);
+    this.status = status;
+    this.failedReplica = failedReplica.orElse(null);
+    this.lastLines = List.copyOf(lastLines);
+    this.warnings = List.copyOf(warnings);
+  }
+
+  /** The final status. */
+  public JobStatus status() {
+    return status;
+  }
+
+  /** The replica that failed, e.g. {@code master-0}. */
+  public Optional<String> failedReplica() {
+    return Optional.ofNullable(failedReplica);
+  }
+
+  /** The failed replica's last log lines. */
+  public List<String> lastLines() {
+    return lastLines;
+  }
+
+  /** Warning events on the job and its pods, oldest first. */
+  public List<String> warnings() {
+    return warnings;
+  }
+
+  private static String describe(Optional<String> replica, Optional<Integer> exitCode,
+      String message, List<String> lastLines, List<String> warnings) {
+    StringBuilder text = new StringBuilder();
+    replica.ifPresent(r -> text.append("replica ").append(r));
+    exitCode.ifPresent(c -> text.append(text.length() > 0 ? " " : "").append("exited with code ")
+        .append(c));
+    if (message != null && !message.isBlank()) {
+      text.append(text.length() > 0 ? ": " : "").append(message);
+    }
+    if (!warnings.isEmpty()) {
+      text.append("\n  events:\n    ").append(String.join("\n    ", warnings));
+    }
+    if (!lastLines.isEmpty()) {
+      text.append("\n  last lines:\n    ").append(String.join("\n    ", lastLines));
+    }
+    return text.toString();
+  }
+}

@@ -1,0 +1,136 @@
+package dev.fairing4j.core;
+
+import dev.fairing4j.core.internal.GuardedListener;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An immutable description of "take this code, build it, run it there": a {@link Preprocessor},
+ * an optional {@link ImageBuilder} and a {@link Deployer}. Each fluent call returns a new pipeline,
+ * so re-running a notebook cell never piles up state, and one pipeline can be run many times.
+ *
+ * <p>{@link #run()} validates everything before the first network call, then builds (unless the
+ * deployer runs the context directly), then deploys. {@link #dryRun()} does the same validation
+ * and returns the manifests without building or sending anything.
+ */
+public final class Pipeline {
+  static final Pipeline EMPTY = new Pipeline(null, null, null, ProgressListener.NONE);
+
+  private final Preprocessor preprocessor;
+  private final ImageBuilder builder;
+  private final Deployer deployer;
+  private final ProgressListener progress;
+
+  private Pipeline(Preprocessor preprocessor, ImageBuilder builder, Deployer deployer,
+      ProgressListener progress) {
+    this.preprocessor = preprocessor;
+    this.builder = builder;
+    this.deployer = deployer;
+    this.progress = progress;
+  }
+
+  /** Where the training code comes from. */
+  public Pipeline preprocessor(Preprocessor newPreprocessor) {
+    return new Pipeline(Objects.requireNonNull(newPreprocessor, "preprocessor"), builder, deployer,
+        progress);
+  }
+
+  /** How the image is built and where it is pushed. */
+  public Pipeline builder(ImageBuilder newBuilder) {
+    return new Pipeline(preprocessor, Objects.requireNonNull(newBuilder, "builder"), deployer,
+        progress);
+  }
+
+  /** What runs the job, and where. */
+  public Pipeline deployer(Deployer newDeployer) {
+    return new Pipeline(preprocessor, builder, Objects.requireNonNull(newDeployer, "deployer"),
+        progress);
+  }
+
+  /** Who hears about build steps, bytes pushed and phase changes. */
+  public Pipeline progress(ProgressListener listener) {
+    return new Pipeline(preprocessor, builder, deployer,
+        GuardedListener.guard(Objects.requireNonNull(listener, "listener")));
+  }
+
+  /** The preprocessor, if set. */
+  public Optional<Preprocessor> preprocessor() {
+    return Optional.ofNullable(preprocessor);
+  }
+
+  /** The builder, if set. */
+  public Optional<ImageBuilder> builder() {
+    return Optional.ofNullable(builder);
+  }
+
+  /** The deployer, if set. */
+  public Optional<Deployer> deployer() {
+    return Optional.ofNullable(deployer);
+  }
+
+  /**
+   * Prepares the context, validates every stage, builds and pushes the image when the deployer
+   * needs one, and submits the job.
+   *
+   * @throws InvalidInputException for bad configuration, before any network call
+   */
+  public TrainingJob run() {
+    BuildContext context = prepareAndValidate();
+    Optional<ImageRef> image = Optional.empty();
+    if (deployer.needsImage()) {
+      image = Optional.of(timed("build image", () -> builder.build(context, progress)));
+    }
+    Optional<ImageRef> built = image;
+    return timed("submit " + deployer.jobName(),
+        () -> deployer.deploy(context, built, progress));
+  }
+
+  /**
+   * The multi-document YAML that {@link #run()} would submit, building and sending nothing: the
+   * image shows as {@code repo:<tag derived from the context digest>} where {@code run()} pins
+   * {@code repo@sha256:...}.
+   */
+  public String dryRun() {
+    BuildContext context = prepareAndValidate();
+    return deployer.render(context,
+        Optional.ofNullable(builder).map(b -> b.plannedImage(context)));
+  }
+
+  private BuildContext prepareAndValidate() {
+    if (preprocessor == null) {
+      throw InvalidInputException.of("preprocessor", "is not set",
+          "add .preprocessor(Preprocessors.python(Path.of(\"train.py\")))");
+    }
+    if (deployer == null) {
+      throw InvalidInputException.of("deployer", "is not set",
+          "add .deployer(Deployers.pyTorchJob(\"name\")...)");
+    }
+    if (builder == null && deployer.needsImage()) {
+      throw InvalidInputException.of("builder", "is not set, and " + deployer.jobName()
+          + " runs an image",
+          "add .builder(Builders.jib(\"<base image>\").pushTo(\"<registry>/<repository>\")), or"
+              + " deploy on Clusters.local()");
+    }
+    BuildContext context = preprocessor.prepare();
+    deployer.validate(context);
+    if (builder != null) {
+      builder.validate(context);
+    }
+    return context;
+  }
+
+  private <T> T timed(String step, java.util.function.Supplier<T> work) {
+    long start = System.nanoTime();
+    progress.onEvent(new ProgressEvent.StepStarted(step));
+    T result = work.get();
+    progress.onEvent(new ProgressEvent.StepFinished(step, Duration.ofNanos(System.nanoTime() - start)));
+    return result;
+  }
+
+  @Override
+  public String toString() {
+    return "Pipeline[preprocessor=" + preprocessor + ", builder=" + builder + ", deployer="
+        + deployer + "]";
+  }
+}

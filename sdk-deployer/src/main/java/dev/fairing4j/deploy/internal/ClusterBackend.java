@@ -1,0 +1,19 @@
+package dev.fairing4j.deploy.internal;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+
+/**
+ * What a {@link dev.fairing4j.deploy.Cluster} does behind its public face: submit a rendered job.
+ * Every cluster implementation implements both interfaces; deployers cast to this one, so the
+ * submission machinery stays out of public signatures.
+ */
+public interface ClusterBackend {
+  /**
+   * Creates the job's objects and returns a handle on it. {@code context} is the build context the
+   * job runs (the local cluster runs it directly; Kubernetes ignores it).
+   */
+  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+      ProgressListener progress);
+}
