@@ -131,7 +131,8 @@ public record ImageRef(String registry, String repository, Optional<String> tag,
     String host = registry.startsWith("[")
         ? registry.substring(1, registry.indexOf(']'))
         : registry.contains(":") ? registry.substring(0, registry.lastIndexOf(':')) : registry;
-    return host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+    return host.equals("localhost") || host.equals("::1")
+        || host.matches("127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}");
   }
 
   private static InvalidInputException invalid(String reference, String problem) {

@@ -1,0 +1,81 @@
+package dev.fairing4j.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ErrorsAndSecretsTest {
+
+  @Test
+  void secretNeverShowsItsValueInToStringOrInsideRecords() {
+    Secret password = Secret.of("hunter2-very-secret");
+    record Credentials(String user, Secret password) {}
+
+    assertThat(password.toString()).isEqualTo("****");
+    assertThat(new Credentials("ci", password).toString()).doesNotContain("hunter2");
+    assertThat(password.reveal()).isEqualTo("hunter2-very-secret");
+    assertThat(password).isEqualTo(Secret.of("hunter2-very-secret".toCharArray()))
+        .isNotEqualTo(Secret.of("other"));
+  }
+
+  @Test
+  void secretCopiesTheCallersArray() {
+    char[] chars = "token".toCharArray();
+    Secret secret = Secret.of(chars);
+    java.util.Arrays.fill(chars, 'x');
+    assertThat(secret.reveal()).isEqualTo("token");
+  }
+
+  @Test
+  void fairingExceptionCarriesStructuredFieldsAndAReadableMessage() {
+    FairingException e = FairingException.of("push image", "127.0.0.1:5000",
+        "connection refused", "start the registry or check the address", null);
+
+    assertThat(e.what()).isEqualTo("push image");
+    assertThat(e.subject()).contains("127.0.0.1:5000");
+    assertThat(e.hint()).contains("start the registry or check the address");
+    assertThat(e.httpStatus()).isEmpty();
+    assertThat(e.getMessage()).isEqualTo("push image [127.0.0.1:5000] failed: connection refused"
+        + " (fix: start the registry or check the address)");
+  }
+
+  @Test
+  void invalidInputNamesFieldAndFix() {
+    InvalidInputException e = InvalidInputException.of("memory", "'4Gx' is not a quantity",
+        "write '4Gi'");
+    assertThat(e).isInstanceOf(FairingException.class);
+    assertThat(e.field()).isEqualTo("memory");
+    assertThat(e.fix()).isEqualTo("write '4Gi'");
+    assertThat(e.getMessage()).isEqualTo(
+        "validate memory failed: '4Gx' is not a quantity (fix: write '4Gi')");
+  }
+
+  @Test
+  void jobFailedExceptionLeadsWithTheReason() {
+    JobStatus status = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Failed", "PyTorchJobFailed", "master-0 exited with 1")),
+        Map.of(), Optional.empty(), Optional.empty(), List.of());
+    JobFailedException e = new JobFailedException(status, Optional.of("master-0"), Optional.of(1),
+        "PyTorchJob mnist is failed because 1 Master replica(s) failed.",
+        List.of("Traceback (most recent call last):", "ZeroDivisionError: division by zero"),
+        List.of("Warning ExitedWithCode mnist-master-0 exited with code 1"));
+
+    assertThat(e.exitCode()).contains(1);
+    assertThat(e.failedReplica()).contains("master-0");
+    assertThat(e.getMessage()).startsWith("training job [PyTorchJob mnist] failed: replica master-0"
+        + " exited with code 1").contains("ZeroDivisionError").contains("ExitedWithCode");
+  }
+
+  @Test
+  void valuesHaveShortToStrings() {
+    assertThat(new ReplicaStatus(1, 0, 0).toString()).isEqualTo("active=1 succeeded=0 failed=0");
+    assertThat(JobCondition.isTrue("Running", "PyTorchJobRunning", "").toString())
+        .isEqualTo("Running=True (PyTorchJobRunning)");
+    assertThat(new LogLine("master-0", "pytorch", "loss=0.5", Optional.empty()).toString())
+        .isEqualTo("[master-0] loss=0.5");
+    assertThat(Fairing.pipeline().toString()).hasSizeLessThan(120);
+  }
+}

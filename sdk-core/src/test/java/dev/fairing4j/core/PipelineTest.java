@@ -1,0 +1,196 @@
+package dev.fairing4j.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pipeline's own contract: immutability, validation before any stage touches the outside, and
+ * the order of stages. The stages here record what they were asked to do; the real ones are tested
+ * in their modules against real registries, clusters and processes.
+ */
+class PipelineTest {
+  private final List<String> calls = new ArrayList<>();
+  private final BuildContext context = BuildContext.empty()
+      .withFile("/app/train.py", ContextFile.ofText("print('hi')\n"))
+      .withCommand(List.of("python", "-u", "/app/train.py"));
+
+  @Test
+  void everyFluentCallReturnsANewPipelineAndLeavesTheOldOne() {
+    Pipeline empty = Fairing.pipeline();
+    Pipeline withPre = empty.preprocessor(() -> context);
+
+    assertThat(withPre).isNotSameAs(empty);
+    assertThat(empty.preprocessor()).isEmpty();
+    assertThat(withPre.preprocessor()).isPresent();
+    assertThat(Fairing.pipeline()).isSameAs(empty);
+  }
+
+  @Test
+  void runValidatesEveryStageBeforeBuildingAnything() {
+    RecordingDeployer deployer = new RecordingDeployer(true) {
+      @Override
+      public void validate(BuildContext ctx) {
+        calls.add("validate deployer");
+        throw InvalidInputException.of("workers", "-1 is below the minimum of 0", "use 0 or more");
+      }
+    };
+    Pipeline pipeline = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(deployer);
+
+    assertThatThrownBy(pipeline::run).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("workers");
+    assertThat(calls).containsExactly("validate deployer");
+  }
+
+  @Test
+  void runBuildsThenDeploysTheDigestPinnedImage() {
+    List<ProgressEvent> events = new ArrayList<>();
+    TrainingJob job = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingDeployer(true))
+        .progress(events::add)
+        .run();
+
+    assertThat(calls).containsExactly("validate deployer", "validate builder", "build",
+        "deploy registry.example.com/team/mnist@sha256:" + "cd".repeat(32));
+    assertThat(job.name()).isEqualTo("mnist");
+    assertThat(events).filteredOn(e -> e instanceof ProgressEvent.StepFinished)
+        .extracting(e -> ((ProgressEvent.StepFinished) e).step())
+        .containsExactly("build image", "submit mnist");
+  }
+
+  @Test
+  void aDeployerThatRunsTheContextDirectlyGetsNoImageAndNothingIsBuilt() {
+    Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingDeployer(false))
+        .run();
+
+    assertThat(calls).containsExactly("validate deployer", "validate builder", "deploy (no image)");
+  }
+
+  @Test
+  void dryRunRendersThePlannedImageAndBuildsNothing() {
+    String yaml = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingDeployer(true))
+        .dryRun();
+
+    assertThat(yaml).isEqualTo("image: registry.example.com/team/mnist:" + context.contentTag());
+    assertThat(calls).doesNotContain("build").noneMatch(c -> c.startsWith("deploy"));
+  }
+
+  @Test
+  void missingStagesAreNamedWithTheFix() {
+    assertThatThrownBy(() -> Fairing.pipeline().run())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("preprocessor")
+        .hasMessageContaining("Preprocessors.python");
+    assertThatThrownBy(() -> Fairing.pipeline().preprocessor(() -> context).dryRun())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("deployer");
+    assertThatThrownBy(() -> Fairing.pipeline().preprocessor(() -> context)
+            .deployer(new RecordingDeployer(true)).run())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("builder")
+        .hasMessageContaining("Clusters.local()");
+    assertThat(calls).isEmpty();
+  }
+
+  @Test
+  void aListenerThatThrowsDoesNotBreakTheRun() {
+    TrainingJob job = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingDeployer(true))
+        .progress(event -> {
+          throw new IllegalStateException("display broke");
+        })
+        .run();
+
+    assertThat(job.name()).isEqualTo("mnist");
+  }
+
+  private class RecordingBuilder implements ImageBuilder {
+    @Override
+    public ImageRef plannedImage(BuildContext ctx) {
+      return ImageRef.parse("registry.example.com/team/mnist").withTag(ctx.contentTag());
+    }
+
+    @Override
+    public void validate(BuildContext ctx) {
+      calls.add("validate builder");
+    }
+
+    @Override
+    public ImageRef build(BuildContext ctx, ProgressListener progress) {
+      calls.add("build");
+      return plannedImage(ctx).withDigest("sha256:" + "cd".repeat(32));
+    }
+  }
+
+  private class RecordingDeployer implements Deployer {
+    private final boolean needsImage;
+
+    RecordingDeployer(boolean needsImage) {
+      this.needsImage = needsImage;
+    }
+
+    @Override
+    public String jobName() {
+      return "mnist";
+    }
+
+    @Override
+    public void validate(BuildContext ctx) {
+      calls.add("validate deployer");
+    }
+
+    @Override
+    public boolean needsImage() {
+      return needsImage;
+    }
+
+    @Override
+    public String render(BuildContext ctx, Optional<ImageRef> image) {
+      return "image: " + image.map(ImageRef::reference).orElse("(none)");
+    }
+
+    @Override
+    public TrainingJob deploy(BuildContext ctx, Optional<ImageRef> image,
+        ProgressListener progress) {
+      calls.add("deploy " + image.map(ImageRef::reference).orElse("(no image)"));
+      return new TrainingJob() {
+        @Override
+        public String name() {
+          return "mnist";
+        }
+
+        @Override
+        public String namespace() {
+          return "default";
+        }
+
+        @Override
+        public String kind() {
+          return "PyTorchJob";
+        }
+
+        @Override
+        public JobStatus status() {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public JobStatus waitForCompletion(java.time.Duration timeout) {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public JobLogs logs() {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public void delete() {}
+      };
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.fairing4j.core.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * Finds the external programs a test needs, and fails the test with an install hint when one is
+ * missing. The project's rule is that a missing part is a failure, never a silent skip: a skipped
+ * test looks green in CI while testing nothing.
+ */
+public final class Tools {
+  private static final List<Path> SYSTEM_DIRS =
+      List.of(Path.of("/usr/bin"), Path.of("/usr/sbin"), Path.of("/bin"), Path.of("/sbin"),
+          Path.of("/usr/local/bin"));
+  private static final Map<String, Path> FOUND = new ConcurrentHashMap<>();
+  private static volatile Path torchPython;
+
+  private Tools() {}
+
+  /**
+   * Returns the absolute path of {@code binary}, searched on {@code PATH} and then in the system
+   * directories (which a test JVM's PATH may lack).
+   *
+   * @throws AssertionFailedError naming the binary and saying {@code install it: apt-get install
+   *     <aptPackage>}
+   */
+  public static Path require(String binary, String aptPackage) {
+    return find(binary).orElseThrow(() -> new AssertionFailedError(
+        "'" + binary + "' is not installed; install it: apt-get install " + aptPackage));
+  }
+
+  /** Where {@code binary} is, if it is installed; for code that picks between alternatives. */
+  public static Optional<Path> find(String binary) {
+    Path cached = FOUND.get(binary);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    Set<Path> dirs = new LinkedHashSet<>();
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(java.io.File.pathSeparator)) {
+        if (!dir.isEmpty()) {
+          dirs.add(Path.of(dir));
+        }
+      }
+    }
+    dirs.addAll(SYSTEM_DIRS);
+    for (Path dir : dirs) {
+      Path candidate = dir.resolve(binary);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        Path absolute = candidate.toAbsolutePath();
+        FOUND.put(binary, absolute);
+        return Optional.of(absolute);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns a Python interpreter that can {@code import torch}. {@code /usr/bin/python3} comes
+   * first because the first {@code python3} on PATH may be a pyenv or venv interpreter without the
+   * Debian torch packages.
+   *
+   * @throws AssertionFailedError saying {@code apt-get install python3-torch python3-torchvision}
+   */
+  public static Path torchPython() {
+    Path known = torchPython;
+    if (known != null) {
+      return known;
+    }
+    List<Path> candidates = new ArrayList<>();
+    candidates.add(Path.of("/usr/bin/python3"));
+    find("python3").ifPresent(candidates::add);
+    List<String> tried = new ArrayList<>();
+    for (Path candidate : new LinkedHashSet<>(candidates)) {
+      if (!Files.isExecutable(candidate)) {
+        continue;
+      }
+      tried.add(candidate.toString());
+      if (canImportTorch(candidate)) {
+        torchPython = candidate;
+        return candidate;
+      }
+    }
+    throw new AssertionFailedError("no Python interpreter can 'import torch' (tried " + tried
+        + "); install it: apt-get install python3-torch python3-torchvision");
+  }
+
+  private static boolean canImportTorch(Path python) {
+    try {
+      Process p = new ProcessBuilder(python.toString(), "-c", "import torch")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+      // importing torch cold reads a few hundred MiB of shared objects; be generous
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor();
+        return false;
+      }
+      return p.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}
