@@ -16,4 +16,12 @@ public interface ClusterBackend {
    */
   TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
       ProgressListener progress);
+
+  /**
+   * True for a cluster that runs the build context itself (the local cluster) rather than a
+   * built image: deployers then need no image, and the manifests name a placeholder one.
+   */
+  default boolean runsContextDirectly() {
+    return false;
+  }
 }

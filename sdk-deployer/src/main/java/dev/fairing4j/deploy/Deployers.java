@@ -1,0 +1,43 @@
+package dev.fairing4j.deploy;
+
+import dev.fairing4j.deploy.batch.BatchJobDeployer;
+import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deploy.kubeflow.TfJobDeployer;
+
+/**
+ * Where deployers come from: one factory per job kind. Each returns an immutable value whose
+ * fluent calls return new values.
+ *
+ * <pre>{@code
+ * Deployers.pyTorchJob("mnist").workers(2)
+ *     .namespace("kubeflow")
+ *     .mutate(Mutators.resources("2", "4Gi", 1))
+ *     .mutate(Mutators.pvc("training-data", "/mnist_data"))
+ *     .on(Clusters.kubernetes())
+ * }</pre>
+ */
+public final class Deployers {
+  private Deployers() {}
+
+  /**
+   * A Kubeflow PyTorchJob with a Master and no Workers yet.
+   *
+   * @param name a DNS-1035 label; short enough for the operator's pod names
+   */
+  public static PyTorchJobDeployer pyTorchJob(String name) {
+    return PyTorchJobDeployer.named(name);
+  }
+
+  /** A Kubeflow TFJob with one Worker. */
+  public static TfJobDeployer tfJob(String name) {
+    return TfJobDeployer.named(name);
+  }
+
+  /**
+   * A plain {@code batch/v1} Job with one pod; {@code replicas(n)} makes it a distributed Indexed
+   * Job that needs no operator.
+   */
+  public static BatchJobDeployer job(String name) {
+    return BatchJobDeployer.named(name);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.fairing4j.deploy.mutate;
+
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.Validators;
+import dev.fairing4j.deploy.PodMutator;
+import dev.fairing4j.deploy.PodTemplate;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An environment variable of the training container: a literal value, or one key of a Secret
+ * (so the value never appears in the manifest). Replaces a variable of the same name.
+ *
+ * @param name the variable name
+ * @param value the literal value, when not from a Secret
+ * @param secretName the Secret to read, when from a Secret
+ * @param secretKey the key in that Secret
+ */
+public record Env(String name, Optional<String> value, Optional<String> secretName,
+    Optional<String> secretKey) implements PodMutator {
+
+  /** Checks that exactly one source is given. */
+  public Env {
+    if (name == null || name.isBlank() || name.contains("=")) {
+      throw InvalidInputException.of("env name", "'" + name + "' is not a variable name",
+          "use a name without '=', e.g. WANDB_API_KEY");
+    }
+    Objects.requireNonNull(value, "value");
+    Objects.requireNonNull(secretName, "secretName");
+    Objects.requireNonNull(secretKey, "secretKey");
+    if (value.isPresent() == secretName.isPresent()
+        || secretName.isPresent() != secretKey.isPresent()) {
+      throw new IllegalArgumentException("give a value, or a secret name and key");
+    }
+    secretName.ifPresent(secret -> Validators.dns1123Subdomain("env " + name + " secret",
+        secret));
+    secretKey.ifPresent(key -> Validators.requireText("env " + name + " secret key", key));
+  }
+
+  @Override
+  public void apply(PodTemplate template) {
+    if (value.isPresent()) {
+      template.putEnv(name, value.get());
+    } else {
+      template.putEnvFrom(name, Map.of("secretKeyRef",
+          Map.of("name", secretName.get(), "key", secretKey.get())));
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "env(" + name + (value.isPresent() ? "=" + value.get()
+        : " from secret " + secretName.get() + "/" + secretKey.get()) + ")";
+  }
+}
