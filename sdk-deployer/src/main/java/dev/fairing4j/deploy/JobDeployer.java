@@ -46,7 +46,10 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
     return options.name();
   }
 
-  /** The namespace every object goes into; {@code default} unless set. */
+  /**
+   * The namespace every object goes into. Unset, it is the cluster's (for Kubernetes the
+   * kubeconfig context's namespace), else {@code default}.
+   */
   public final D namespace(String namespace) {
     return withOptions(options.withNamespace(namespace));
   }
@@ -200,8 +203,7 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   /** The shared part of {@link #toString()}: name, namespace and cluster when set. */
   protected final String describeOptions() {
     return options.name() + (options.uniqueName() ? "-*" : "")
-        + (options.namespace().equals(JobOptions.DEFAULT_NAMESPACE) ? ""
-            : ", ns=" + options.namespace())
+        + options.namespace().map(ns -> ", ns=" + ns).orElse("")
         + (options.mutators().isEmpty() ? "" : ", mutators=" + options.mutators().size())
         + options.cluster().map(cluster -> ", on=" + cluster.describe()).orElse("");
   }

@@ -22,7 +22,8 @@ import java.util.function.Consumer;
  * input at once, so a typo fails in the notebook cell that made it.
  *
  * @param name the job name as given (a {@link #uniqueName()} suffix is added at submission)
- * @param namespace where every object goes; {@code default} unless set
+ * @param namespace where every object goes, if set on the deployer; otherwise the cluster's
+ *     namespace (e.g. the kubeconfig context's), else {@code default}
  * @param cluster where the job runs
  * @param mutators pod-template changes, in the order given
  * @param args container arguments for this run; empty keeps the image's
@@ -39,7 +40,7 @@ import java.util.function.Consumer;
  * @param ttlSecondsAfterFinished how long a finished job is kept before it is deleted
  * @param suspend whether the job is created suspended
  */
-public record JobOptions(String name, String namespace, Optional<Cluster> cluster,
+public record JobOptions(String name, Optional<String> namespace, Optional<Cluster> cluster,
     List<MutatorBinding> mutators, List<String> args, Map<String, String> env,
     Map<String, String> labels, Map<String, String> annotations, boolean istioSidecarDisabled,
     boolean uniqueName, boolean replaceExisting, Optional<String> runId,
@@ -47,8 +48,13 @@ public record JobOptions(String name, String namespace, Optional<Cluster> cluste
     Optional<Long> activeDeadlineSeconds, Optional<Integer> ttlSecondsAfterFinished,
     boolean suspend) {
 
-  /** The namespace used when none is set. */
+  /** The namespace used when neither the deployer nor the cluster names one. */
   public static final String DEFAULT_NAMESPACE = "default";
+
+  /** The namespace set on the deployer, else {@value #DEFAULT_NAMESPACE}. */
+  public String effectiveNamespace() {
+    return namespace.orElse(DEFAULT_NAMESPACE);
+  }
 
   /**
    * A mutator and the replica types it applies to.
@@ -73,7 +79,7 @@ public record JobOptions(String name, String namespace, Optional<Cluster> cluste
   /** Copies and checks every part. */
   public JobOptions {
     Validators.dns1035Label("name", name);
-    Validators.dns1123Label("namespace", namespace);
+    Objects.requireNonNull(namespace, "namespace").ifPresent(ns -> Validators.dns1123Label("namespace", ns));
     Objects.requireNonNull(cluster, "cluster");
     mutators = List.copyOf(mutators);
     args = List.copyOf(args);
@@ -94,14 +100,14 @@ public record JobOptions(String name, String namespace, Optional<Cluster> cluste
 
   /** Settings for a job called {@code name} with every default. */
   public static JobOptions named(String name) {
-    return new JobOptions(name, DEFAULT_NAMESPACE, Optional.empty(), List.of(), List.of(),
+    return new JobOptions(name, Optional.empty(), Optional.empty(), List.of(), List.of(),
         Map.of(), Map.of(), Map.of(), false, false, false, Optional.empty(), Optional.empty(),
         Optional.empty(), Optional.empty(), Optional.empty(), false);
   }
 
   /** With another namespace (a DNS-1123 label). */
   public JobOptions withNamespace(String value) {
-    return edit(b -> b.namespace = Validators.dns1123Label("namespace", value));
+    return edit(b -> b.namespace = Optional.of(Validators.dns1123Label("namespace", value)));
   }
 
   /** With the cluster the job runs on. */
@@ -207,7 +213,7 @@ public record JobOptions(String name, String namespace, Optional<Cluster> cluste
   // touches one constructor call instead of seventeen.
   private static final class Builder {
     private final String name;
-    private String namespace;
+    private Optional<String> namespace;
     private Optional<Cluster> cluster;
     private final List<MutatorBinding> mutators;
     private List<String> args;

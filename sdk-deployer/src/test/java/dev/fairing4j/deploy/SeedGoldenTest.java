@@ -85,7 +85,7 @@ class SeedGoldenTest {
     List<Map<String, Object>> submitted = cluster.submitted.get(0).objects();
     assertThat(submitted).isEqualTo(Fixtures.parse(yaml));
     assertThat(cluster.submitted.get(0).name()).isEqualTo(deployer.jobName());
-    assertThat(cluster.submitted.get(0).namespace()).isEqualTo(deployer.options().namespace());
+    assertThat(cluster.submitted.get(0).namespace()).isEqualTo(deployer.options().effectiveNamespace());
     assertThat(cluster.options.get(0).replaceExisting()).isFalse();
   }
 

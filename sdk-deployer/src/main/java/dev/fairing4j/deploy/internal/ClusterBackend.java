@@ -24,4 +24,13 @@ public interface ClusterBackend {
   default boolean runsContextDirectly() {
     return false;
   }
+
+  /**
+   * The namespace jobs go to when the deployer names none (for Kubernetes, the chosen or the
+   * kubeconfig context's namespace); empty to use {@code default}. Reads local configuration
+   * only, never the network.
+   */
+  default java.util.Optional<String> jobNamespace() {
+    return java.util.Optional.empty();
+  }
 }

@@ -50,8 +50,9 @@ public final class JobRendering {
    * @throws InvalidInputException for bad configuration, or when {@code image} is empty and the
    *     cluster does not run build contexts directly
    */
-  public static RenderedJob render(JobOptions options, JobKind kind, BuildContext context,
+  public static RenderedJob render(JobOptions requested, JobKind kind, BuildContext context,
       Optional<ImageRef> image) {
+    JobOptions options = withClusterNamespace(requested);
     checkConfiguration(options, kind);
     String reference = image.map(ImageRef::reference).orElseGet(() -> placeholder(options,
         context));
@@ -83,6 +84,18 @@ public final class JobRendering {
     }
     RenderedJob job = render(options, kind, context, image);
     return backend.submit(job, context, new SubmitOptions(options.replaceExisting()), progress);
+  }
+
+  // The deployer's namespace wins; unset, the cluster's (a kubeconfig context's) applies.
+  private static JobOptions withClusterNamespace(JobOptions options) {
+    if (options.namespace().isPresent()) {
+      return options;
+    }
+    return options.cluster()
+        .filter(ClusterBackend.class::isInstance)
+        .flatMap(cluster -> ((ClusterBackend) cluster).jobNamespace())
+        .map(options::withNamespace)
+        .orElse(options);
   }
 
   /** The image a local-cluster job names: it runs the context, so nothing is pulled. */
@@ -123,7 +136,7 @@ public final class JobRendering {
 
   private static RenderedJob build(JobOptions options, JobKind kind, BuildContext context,
       String image, String name) {
-    String runId = options.runId().orElseGet(() -> Names.runId(options.namespace(), name,
+    String runId = options.runId().orElseGet(() -> Names.runId(options.effectiveNamespace(), name,
         context.digest()));
     Map<String, String> labels = new TreeMap<>(options.labels());
     labels.put(Metadata.MANAGED_BY, Metadata.MANAGED_BY_VALUE);
@@ -152,14 +165,14 @@ public final class JobRendering {
     object.put("metadata", trainingMetadata);
     object.put("spec", kind.spec(name, options, templates));
     objects.add(Canonical.object(Json.prune(object)));
-    return new RenderedJob(kind.kind(), name, options.namespace(), objects);
+    return new RenderedJob(kind.kind(), name, options.effectiveNamespace(), objects);
   }
 
   private static Map<String, Object> objectMetadata(String name, JobOptions options,
       Map<String, String> labels) {
     Map<String, Object> metadata = Json.map();
     metadata.put("name", name);
-    metadata.put("namespace", options.namespace());
+    metadata.put("namespace", options.effectiveNamespace());
     metadata.put("labels", Json.copy(labels));
     metadata.put("annotations", Json.copy(options.annotations()));
     return metadata;
@@ -181,7 +194,7 @@ public final class JobRendering {
       container.put("ports", new ArrayList<>(List.of(entry)));
     });
     List<Object> env = new ArrayList<>();
-    kind.synthesizedEnv(name, options.namespace()).forEach(entry -> env.add(Json.copy(entry)));
+    kind.synthesizedEnv(name, options.effectiveNamespace()).forEach(entry -> env.add(Json.copy(entry)));
     container.put("env", env);
 
     Map<String, Object> template = Json.map();

@@ -1,0 +1,175 @@
+package dev.fairing4j.deploy.kubernetes.internal;
+
+import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
+import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Turns a failed API response into a {@link KubernetesApiException} that says what happened in the
+ * user's terms and what to do: the name is taken, the Kubeflow operator is not installed, RBAC
+ * denies the verb (with the Role rule that would allow it), the namespace does not exist.
+ */
+public final class ApiErrors {
+  /** How to install the operator whose CRDs fairing4j submits (v1, the newest v1 release). */
+  public static final String INSTALL_OPERATOR = "kubectl apply --server-side -k"
+      + " \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
+
+  private ApiErrors() {}
+
+  /**
+   * The exception for {@code response} to {@code operation}. {@code namespaceExists} answers,
+   * when a 404 body does not say what is missing (empty Optional: could not tell).
+   */
+  public static KubernetesApiException translate(Operation operation, KubeRest.Response response,
+      Function<String, Optional<Boolean>> namespaceExists, Redactor redactor) {
+    Map<String, Object> status = response.json();
+    String serverMessage = serverMessage(operation, status, response, redactor);
+    int code = response.code();
+    return switch (code) {
+      case 401 -> new KubernetesApiException(Problem.UNAUTHORIZED, operation.what(),
+          operation.subject(), "the API server rejected the credentials (HTTP 401)"
+              + suffix(serverMessage),
+          "refresh the credentials of this context (e.g. re-run your cloud's get-credentials"
+              + " command); 'kubectl get ns' shows the same error", code, null);
+      case 403 -> forbidden(operation, serverMessage, code);
+      case 404 -> notFound(operation, status, response, serverMessage, namespaceExists);
+      case 409 -> new KubernetesApiException(Problem.ALREADY_EXISTS, operation.what(),
+          operation.subject(), describe(operation) + " already exists" + suffix(serverMessage),
+          "delete it first: kubectl delete " + operation.resource().kubectlName() + " "
+              + operation.name().orElse("NAME")
+              + operation.namespace().map(n -> " -n " + n).orElse(""), code, null);
+      case 400, 422 -> new KubernetesApiException(Problem.INVALID, operation.what(),
+          operation.subject(), "the API server rejected the request as invalid (HTTP " + code
+              + ")" + suffix(serverMessage),
+          "fix the fields named above", code, null);
+      default -> new KubernetesApiException(Problem.OTHER, operation.what(), operation.subject(),
+          "HTTP " + code + suffix(serverMessage),
+          code >= 500 ? "the API server had a problem; try again, or check it with"
+              + " 'kubectl get --raw /readyz?verbose'" : "see the server's message above",
+          code, null);
+    };
+  }
+
+  /** The error for a name that is taken, with a hint chosen by the caller. */
+  public static KubernetesApiException alreadyExists(Operation operation, String hint) {
+    return new KubernetesApiException(Problem.ALREADY_EXISTS, operation.what(),
+        operation.subject(), describe(operation) + " already exists", hint, 409, null);
+  }
+
+  private static KubernetesApiException forbidden(Operation operation, String serverMessage,
+      int code) {
+    ResourceRef resource = operation.resource();
+    String resourceName = resource.plural() + operation.subresource().map(s -> "/" + s)
+        .orElse("");
+    boolean namespaced = resource.namespaced() && operation.namespace().isPresent();
+    String where = namespaced ? " in namespace " + operation.namespace().get()
+        : " (cluster-wide)";
+    String rule = "  - apiGroups: [\"" + resource.group() + "\"]\n"
+        + "    resources: [\"" + resourceName + "\"]\n"
+        + "    verbs: [\"" + operation.verb() + "\"]";
+    String role = namespaced ? "a Role in namespace " + operation.namespace().get()
+        : "a ClusterRole";
+    String check = "kubectl auth can-i " + operation.verb() + " " + resource.qualifiedName()
+        + operation.subresource().map(s -> " --subresource=" + s).orElse("")
+        + operation.namespace().filter(n -> namespaced).map(n -> " -n " + n).orElse("");
+    return new KubernetesApiException(Problem.FORBIDDEN, operation.what(), operation.subject(),
+        "RBAC denies verb '" + operation.verb() + "' on resource '" + resource.qualifiedName()
+            + operation.subresource().map(s -> "/" + s).orElse("") + "'" + where
+            + suffix(serverMessage),
+        "ask a cluster admin for " + role + " with this rule, bound to your user or service"
+            + " account:\n" + rule + "\n  check with '" + check + "'",
+        code, null);
+  }
+
+  private static KubernetesApiException notFound(Operation operation, Map<String, Object> status,
+      KubeRest.Response response, String serverMessage,
+      Function<String, Optional<Boolean>> namespaceExists) {
+    Optional<String> namespace = operation.namespace();
+    if (namespace.isPresent() && saysNamespaceMissing(status, namespace.get())) {
+      return namespaceMissing(operation, namespace.get(), serverMessage);
+    }
+    boolean objectMissing = !operation.collection()
+        && (JsonTree.text(status, "details", "name").isPresent() || status.isEmpty());
+    if (objectMissing) {
+      return new KubernetesApiException(Problem.NOT_FOUND, operation.what(), operation.subject(),
+          describe(operation) + " does not exist" + suffix(serverMessage),
+          "check the name and namespace with 'kubectl get " + operation.resource().kubectlName()
+              + namespace.map(n -> " -n " + n).orElse("") + "'", 404, null);
+    }
+    // The body does not say what is missing (some servers and proxies send none): ask.
+    if (status.isEmpty() && namespace.isPresent()
+        && namespaceExists.apply(namespace.get()).equals(Optional.of(false))) {
+      return namespaceMissing(operation, namespace.get(), serverMessage);
+    }
+    ResourceRef resource = operation.resource();
+    if (resource.isCore()) {
+      return new KubernetesApiException(Problem.NOT_FOUND, operation.what(), operation.subject(),
+          "not found (HTTP 404)" + suffix(serverMessage),
+          "check the namespace and the API server URL of this context", 404, null);
+    }
+    boolean kubeflow = ResourceRef.KUBEFLOW_GROUP.equals(resource.group());
+    String message = "the API server does not serve " + resource.qualifiedName() + " (version "
+        + resource.version() + "): the " + resource.kind() + " CRD is not installed"
+        + (kubeflow ? " (the Kubeflow training operator is missing)" : "");
+    String check = "check with 'kubectl get crd " + resource.qualifiedName() + "'";
+    String hint = kubeflow
+        ? "install the Kubeflow training operator: " + INSTALL_OPERATOR + "; " + check
+        : "install the CRD that defines " + resource.qualifiedName() + "; " + check;
+    return new KubernetesApiException(Problem.CRD_NOT_INSTALLED, operation.what(),
+        operation.subject(), message, hint, 404, null);
+  }
+
+  private static KubernetesApiException namespaceMissing(Operation operation, String namespace,
+      String serverMessage) {
+    return new KubernetesApiException(Problem.NAMESPACE_NOT_FOUND, operation.what(),
+        operation.subject(), "namespace '" + namespace + "' does not exist" + suffix(serverMessage),
+        "create it with 'kubectl create namespace " + namespace
+            + "', or choose another with .namespace(..)", 404, null);
+  }
+
+  private static boolean saysNamespaceMissing(Map<String, Object> status, String namespace) {
+    if (JsonTree.string(status, "details", "kind").filter("namespaces"::equals).isPresent()) {
+      return true;
+    }
+    return JsonTree.string(status, "message")
+        .filter(m -> m.contains("namespaces \"" + namespace + "\" not found")).isPresent();
+  }
+
+  private static String serverMessage(Operation operation, Map<String, Object> status,
+      KubeRest.Response response, Redactor redactor) {
+    String message = JsonTree.text(status, "message").orElse("");
+    List<Map<String, Object>> causes = JsonTree.maps(status, "details", "causes");
+    String causeText = causes.stream()
+        .map(c -> JsonTree.string(c, "field").map(f -> f + ": ").orElse("")
+            + JsonTree.string(c, "message").orElse(""))
+        .filter(s -> !s.isBlank() && !message.contains(s))
+        .collect(Collectors.joining("; "));
+    String text = message + (causeText.isEmpty() ? "" : (message.isEmpty() ? "" : "; ")
+        + causeText);
+    if (text.isBlank() && status.isEmpty() && !response.body().isBlank()) {
+      text = abbreviate(response.body().strip());
+    }
+    if ("Secret".equals(operation.resource().kind())) {
+      // Validation errors quote the rejected value; for a Secret that is the secret itself.
+      text = text.replaceAll("Invalid value: \"(?:[^\"\\\\]|\\\\.)*\"", "Invalid value: ****");
+    }
+    return redactor.redact(text);
+  }
+
+  private static String describe(Operation operation) {
+    return operation.resource().kind() + operation.name().map(n -> " " + n).orElse("")
+        + operation.namespace().map(n -> " in namespace " + n).orElse("");
+  }
+
+  private static String suffix(String serverMessage) {
+    return serverMessage.isBlank() ? "" : " (server: " + serverMessage + ")";
+  }
+
+  private static String abbreviate(String text) {
+    return text.length() <= 300 ? text : text.substring(0, 297) + "...";
+  }
+}

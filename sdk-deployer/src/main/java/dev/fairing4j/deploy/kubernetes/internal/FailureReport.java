@@ -1,0 +1,86 @@
+package dev.fairing4j.deploy.kubernetes.internal;
+
+import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.PodInfo;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Explains a failed job as a {@link JobFailedException}: the replica that failed and its exit code
+ * (from the pods), the operator's Failed message, the last log lines of that replica and the
+ * Warning events on the job and its pods. Each part is best effort: a part that cannot be read
+ * is left out rather than hiding the failure behind a second error.
+ */
+public final class FailureReport {
+  /** How many log lines of the failed replica are attached. */
+  public static final int LAST_LINES = 20;
+  private static final Logger LOG = LoggerFactory.getLogger(FailureReport.class);
+
+  private FailureReport() {}
+
+  /** The exception for {@code status}, a Failed job. */
+  public static JobFailedException explain(KubeRest rest, JobRef job, JobStatus status,
+      List<Map<String, Object>> podObjects) {
+    Optional<PodInfo> failed = failedPod(status.pods());
+    String message = status.decidingCondition().map(JobCondition::message)
+        .filter(m -> !m.isBlank())
+        .or(() -> failed.flatMap(p -> p.reason().map(r -> r + p.message().map(m -> ": " + m)
+            .orElse(""))))
+        .orElse("the job failed");
+    List<String> lastLines = failed.map(p -> lastLines(rest, job, p, podObjects))
+        .orElse(List.of());
+    Set<String> names = new HashSet<>();
+    names.add(job.name());
+    status.pods().forEach(p -> names.add(p.name()));
+    List<String> warnings;
+    try {
+      warnings = WarningEvents.about(rest, job.namespace(), names);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
+      warnings = List.of();
+    }
+    return new JobFailedException(status, failed.map(PodDiagnosis::shortName),
+        failed.flatMap(PodInfo::exitCode), message, lastLines, warnings);
+  }
+
+  /**
+   * The replica to blame: a Failed pod or one whose training container exited non-zero, else one
+   * stuck for good (ImagePullBackOff, ...); the Master or Chief first, as it decides the job.
+   */
+  public static Optional<PodInfo> failedPod(List<PodInfo> pods) {
+    Comparator<PodInfo> order = Comparator.comparingInt((PodInfo p) ->
+        JobKinds.rank(p.replicaType())).thenComparingInt(PodInfo::index);
+    Optional<PodInfo> exited = pods.stream()
+        .filter(p -> "Failed".equals(p.phase()) || p.exitCode().filter(c -> c != 0).isPresent())
+        .min(order);
+    return exited.or(() -> pods.stream()
+        .filter(p -> p.reason().filter(PodDiagnosis.BAD_WAITING::contains).isPresent()
+            || p.reason().filter("Unschedulable"::equals).isPresent())
+        .min(order));
+  }
+
+  private static List<String> lastLines(KubeRest rest, JobRef job, PodInfo pod,
+      List<Map<String, Object>> podObjects) {
+    String container = podObjects.stream()
+        .filter(p -> pod.name().equals(JsonTree.string(p, "metadata", "name").orElse("")))
+        .findFirst().map(p -> PodDiagnosis.trainingContainer(p, job.kind()))
+        .orElse(JobKinds.trainingContainer(job.kind()).orElse(""));
+    try {
+      String text = rest.readLog(job.namespace(), pod.name(), container,
+          Optional.of(LAST_LINES), false, Optional.empty());
+      List<String> lines = text.lines().toList();
+      return lines.subList(Math.max(0, lines.size() - LAST_LINES), lines.size());
+    } catch (RuntimeException e) {
+      LOG.debug("Could not read the log of {}: {}", pod.name(), e.getMessage());
+      return List.of();
+    }
+  }
+}

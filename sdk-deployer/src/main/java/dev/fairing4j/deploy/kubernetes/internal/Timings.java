@@ -1,0 +1,41 @@
+package dev.fairing4j.deploy.kubernetes.internal;
+
+import dev.fairing4j.core.FairingException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How often to poll and how long to wait for a deletion. Tests shorten them; users keep the
+ * defaults.
+ *
+ * @param poll between two status or log reads
+ * @param deletePoll between two checks whether a deleted object is gone
+ * @param deleteTimeout how long a deletion may take before it is reported as stuck
+ */
+public record Timings(Duration poll, Duration deletePoll, Duration deleteTimeout) {
+
+  /** Two seconds between reads; deletions checked twice a second, for at most two minutes. */
+  public static final Timings DEFAULT =
+      new Timings(Duration.ofSeconds(2), Duration.ofMillis(500), Duration.ofMinutes(2));
+
+  /** Checks the parts. */
+  public Timings {
+    Objects.requireNonNull(poll, "poll");
+    Objects.requireNonNull(deletePoll, "deletePoll");
+    Objects.requireNonNull(deleteTimeout, "deleteTimeout");
+  }
+
+  /**
+   * Sleeps {@code duration}; an interrupt ends the wait with a {@link FairingException} and keeps
+   * the thread's interrupt flag, so the caller's thread stays interruptible.
+   */
+  public static void sleep(Duration duration, String what) {
+    try {
+      Thread.sleep(Math.max(1, duration.toMillis()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw FairingException.of(what, null, "interrupted", "nothing to fix: the wait was"
+          + " interrupted", e);
+    }
+  }
+}
