@@ -1,0 +1,188 @@
+package dev.fairing4j.build;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.fairing4j.build.preprocess.internal.ContainerPaths;
+import dev.fairing4j.build.preprocess.internal.EntrySource;
+import dev.fairing4j.build.preprocess.internal.NotebookConverter;
+import dev.fairing4j.build.preprocess.internal.PythonContextBuilder;
+import dev.fairing4j.build.preprocess.internal.PythonOptions;
+import dev.fairing4j.build.preprocess.internal.SourceFiles;
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.Validators;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Jupyter notebook as training code, in one of two ways.
+ *
+ * <p>By default its code cells become one script, {@code /app/<name>.py}, run like a
+ * {@linkplain PythonPreprocessor Python script}: IPython magics ({@code %}, {@code %%} cells) and
+ * shell escapes ({@code !}) are removed, cells tagged {@code skip} are left out, and
+ * {@code # --- cell N ---} comments keep tracebacks traceable. {@link #script()} shows the result
+ * and what was removed; {@link #prepare()} also logs it.
+ *
+ * <p>With {@link #fullNotebook()} the notebook runs as it is with papermill,
+ * {@code papermill /app/<name>.ipynb <outputDir>/<name>.ipynb}, magics and all; the executed
+ * notebook is written to {@link #outputDir} (default {@code /app/output}), where a mounted volume
+ * can keep it. The base image must have papermill and a Jupyter kernel.
+ */
+public final class NotebookPreprocessor extends AbstractPythonPreprocessor<NotebookPreprocessor> {
+  private static final Logger LOG = LoggerFactory.getLogger(NotebookPreprocessor.class);
+
+  private final Path notebook;
+  private final Optional<Path> baseDir;
+  private final boolean full;
+  private final Optional<String> outputDir;
+  private final Optional<String> kernel;
+  private final SortedMap<String, String> parameters;
+
+  NotebookPreprocessor(Path notebook, Optional<Path> baseDir, boolean full,
+      Optional<String> outputDir, Optional<String> kernel, SortedMap<String, String> parameters,
+      PythonOptions options) {
+    super(options);
+    this.notebook = Objects.requireNonNull(notebook, "notebook").toAbsolutePath().normalize();
+    this.baseDir = baseDir.map(dir -> dir.toAbsolutePath().normalize());
+    this.full = full;
+    this.outputDir = outputDir;
+    this.kernel = kernel;
+    this.parameters = Collections.unmodifiableSortedMap(new TreeMap<>(parameters));
+  }
+
+  /** The host directory that maps to the path prefix; default: the notebook's directory. */
+  public NotebookPreprocessor baseDir(Path directory) {
+    return new NotebookPreprocessor(notebook, Optional.of(Objects.requireNonNull(directory,
+        "baseDir")), full, outputDir, kernel, parameters, options);
+  }
+
+  /** Runs the whole notebook with papermill instead of converting its code cells. */
+  public NotebookPreprocessor fullNotebook() {
+    return new NotebookPreprocessor(notebook, baseDir, true, outputDir, kernel, parameters,
+        options);
+  }
+
+  /**
+   * Where papermill writes the executed notebook (full-notebook mode); default
+   * {@code <pathPrefix>/output}, e.g. {@code /app/output}.
+   */
+  public NotebookPreprocessor outputDir(String containerDirectory) {
+    return new NotebookPreprocessor(notebook, baseDir, full,
+        Optional.of(ContainerPaths.checkDirectory("outputDir", containerDirectory)), kernel,
+        parameters,
+        options);
+  }
+
+  /** The Jupyter kernel papermill starts ({@code -k}); default: the notebook's own. */
+  public NotebookPreprocessor kernel(String kernelName) {
+    return new NotebookPreprocessor(notebook, baseDir, full, outputDir,
+        Optional.of(Validators.requireText("kernel", kernelName)), parameters, options);
+  }
+
+  /** A papermill parameter ({@code -p name value}) for the notebook's {@code parameters} cell. */
+  public NotebookPreprocessor parameter(String name, String value) {
+    Validators.requireText("parameter name", name);
+    SortedMap<String, String> copy = new TreeMap<>(parameters);
+    copy.put(name, Objects.requireNonNull(value, "parameter value"));
+    return new NotebookPreprocessor(notebook, baseDir, full, outputDir, kernel, copy, options);
+  }
+
+  /**
+   * The script the notebook converts to, with what was removed; reads the notebook.
+   *
+   * @throws InvalidInputException when the file is missing or not a notebook
+   */
+  public NotebookScript script() {
+    return NotebookConverter.convert(notebook, read());
+  }
+
+  /** The notebook file, as an absolute path. */
+  public Path notebook() {
+    return notebook;
+  }
+
+  @Override
+  NotebookPreprocessor withOptions(PythonOptions newOptions) {
+    return new NotebookPreprocessor(notebook, baseDir, full, outputDir, kernel, parameters,
+        newOptions);
+  }
+
+  @Override
+  public BuildContext prepare() {
+    JsonNode root = read();
+    Path base = baseDir.orElseGet(() -> notebook.getParent());
+    String name = notebook.getFileName().toString();
+    if (!full) {
+      if (kernel.isPresent() || !parameters.isEmpty() || outputDir.isPresent()) {
+        throw InvalidInputException.of("fullNotebook", "kernel, parameter and outputDir only"
+            + " apply when the notebook runs with papermill", "add .fullNotebook(), or drop them");
+      }
+      NotebookScript script = NotebookConverter.convert(notebook, root);
+      if (!script.removed().isEmpty() || !script.skippedCells().isEmpty()) {
+        LOG.info("{}: {}", name, script.summary());
+      }
+      String scriptName = (name.endsWith(".ipynb") ? name.substring(0, name.length() - 6) : name)
+          + ".py";
+      SourceFiles.requireInside("notebook", notebook, base);
+      Path relative = base.relativize(notebook).resolveSibling(scriptName);
+      return PythonContextBuilder.build(base,
+          new EntrySource.Generated(relative.toString(), script.script()), options);
+    }
+    if (options.launcher() != PythonOptions.Launcher.PYTHON) {
+      throw InvalidInputException.of("torchrun", "does not apply to a notebook run by papermill",
+          "drop .torchrun(), or convert the notebook to a script (no .fullNotebook())");
+    }
+    return PythonContextBuilder.build(base, new EntrySource.HostFile(notebook), options,
+        this::papermillCommand);
+  }
+
+  private List<String> papermillCommand(String notebookPath) {
+    String dir = outputDir.orElse(options.pathPrefix().equals("/") ? "/output"
+        : options.pathPrefix() + "/output");
+    String outputPath = dir + (dir.equals("/") ? "" : "/")
+        + notebookPath.substring(notebookPath.lastIndexOf('/') + 1);
+    // papermill does not create the output directory; sh's $0 carries it, "$@" the rest.
+    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
+        "mkdir -p \"$0\" && exec papermill \"$@\"", dir));
+    kernel.ifPresent(k -> command.addAll(List.of("-k", k)));
+    command.add(notebookPath);
+    command.add(outputPath);
+    parameters.forEach((k, v) -> command.addAll(List.of("-p", k, v)));
+    return command;
+  }
+
+  private JsonNode read() {
+    SourceFiles.requireReadableFile("notebook", notebook, Path.of("").toAbsolutePath());
+    return NotebookConverter.read(notebook);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof NotebookPreprocessor that && notebook.equals(that.notebook)
+        && baseDir.equals(that.baseDir) && full == that.full && outputDir.equals(that.outputDir)
+        && kernel.equals(that.kernel) && parameters.equals(that.parameters)
+        && options.equals(that.options);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(notebook, baseDir, full, outputDir, kernel, parameters, options);
+  }
+
+  @Override
+  public String toString() {
+    return (full ? "fullNotebook(" : "notebook(") + notebook.getFileName()
+        + baseDir.map(d -> ", baseDir=" + d).orElse("")
+        + outputDir.map(d -> ", outputDir=" + d).orElse("")
+        + kernel.map(k -> ", kernel=" + k).orElse("")
+        + (parameters.isEmpty() ? "" : ", parameters=" + parameters.keySet())
+        + options.summary() + ")";
+  }
+}

@@ -1,0 +1,253 @@
+package dev.fairing4j.build.image.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.cloud.tools.jib.api.JibContainer;
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.ProgressListener;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds one image from one context: checks the configuration, pins the base to a digest, asks
+ * the target whether it already holds this exact image (then nothing is built or uploaded), and
+ * otherwise lets Jib build and push, translating its failures.
+ */
+public final class ImageBuildRun {
+  private static final Logger LOG = LoggerFactory.getLogger(ImageBuildRun.class);
+
+  private final BuildSettings settings;
+  private final Map<String, String> environment;
+
+  /** A run with {@code settings}, reading credential variables from {@code environment}. */
+  public ImageBuildRun(BuildSettings settings, Map<String, String> environment) {
+    this.settings = settings;
+    this.environment = environment;
+  }
+
+  /** The reference a build of {@code context} gets: the target with the content tag. */
+  public ImageRef planned(BuildContext context) {
+    ImageRef name = settings.repository().orElseGet(() -> ImageRef.parse(
+        BuildSettings.LOCAL_IMAGE_NAME));
+    return name.withTag(context.contentTag());
+  }
+
+  /** Checks the configuration; nothing is contacted. */
+  public void validate(BuildContext context) {
+    if (settings.repository().isEmpty() && settings.pushes()) {
+      throw InvalidInputException.of("pushTo", "no target is set",
+          "add .pushTo(\"registry.example.com/team/app\") or .toTar(Path.of(\"image.tar\"))");
+    }
+    if (settings.base() instanceof BaseImage.FromDockerTar tar) {
+      DockerTars.check("baseImage", tar.tar());
+    }
+    for (Path pem : settings.trustedCertificates()) {
+      if (!Files.isReadable(pem)) {
+        throw InvalidInputException.of("trustedCertificates", "'" + pem + "' cannot be read",
+            "give the path of the registry's CA certificate (PEM)");
+      }
+    }
+    if (context.files().isEmpty() && context.command().isEmpty()) {
+      throw InvalidInputException.of("context", "has no files and no command",
+          "give the preprocessor a script, e.g. Preprocessors.python(Path.of(\"train.py\"))");
+    }
+  }
+
+  /** Builds (or finds) the image and returns it pinned to its digest. */
+  public ImageRef build(BuildContext context, ProgressListener progress) {
+    validate(context);
+    if (settings.dockerDaemon()) {
+      DockerEngine.requireRunning();
+    }
+    SSLContext ssl = settings.trustedCertificates().isEmpty()
+        ? TrustedCertificates.defaultContext()
+        : TrustedCertificates.install(settings.trustedCertificates());
+    boolean insecure = settings.insecureAllowed();
+    if (settings.allowInsecure()) {
+      LOG.warn("allowInsecure(): plain HTTP and unverified TLS are allowed for the target {} and"
+          + " the base {}; use it only for throw-away registries",
+          settings.repository().map(ImageRef::registry).orElse("(local)"),
+          settings.base().describe());
+    }
+    ImageRef planned = planned(context);
+    List<String> secrets = new ArrayList<>();
+
+    Base base = resolveBase(ssl, insecure, secrets);
+    String fingerprint = BuildFingerprint.of(context, base.identity(), settings);
+
+    Optional<RegistryCredential> targetCredential = Optional.empty();
+    if (settings.pushes()) {
+      targetCredential = settings.targetCredentials().resolve(planned.reference(), environment);
+      targetCredential.ifPresent(c -> secrets.add(c.password().reveal()));
+      if (base.pinned()) {
+        Optional<ImageRef> existing = findExisting(planned, fingerprint, targetCredential,
+            insecure, ssl);
+        if (existing.isPresent()) {
+          progress.onEvent(new ProgressEvent.Note(existing.get().reference()
+              + " is up to date: nothing built, 0 bytes uploaded"));
+          return existing.get();
+        }
+      }
+    }
+
+    JibProgress jibProgress = new JibProgress(progress, settings.tar().isPresent()
+        ? "write " + settings.tar().get().getFileName()
+        : settings.dockerDaemon() ? "load into Docker" : "push " + planned.reference(),
+        insecure && !settings.allowInsecure());
+    String baseRegistry = settings.base() instanceof BaseImage.FromRegistry registryBase
+        ? registryBase.image().registry() : "";
+    try {
+      JibContainer container = JibBuild.run(settings, context, base.reference(),
+          planned.reference(), Map.of(BuildFingerprint.LABEL, fingerprint),
+          new ContentStaging(settings.baseLayerCacheDirectory().resolveSibling(
+              settings.baseLayerCacheDirectory().getFileName() + "-staging")),
+          jibProgress, base.credential(), targetCredential);
+      if (settings.dockerDaemon()) {
+        // An engine's image has an ID but no registry digest: the tag is the reference.
+        progress.onEvent(new ProgressEvent.Note("loaded " + planned + " into Docker (image id "
+            + container.getImageId() + ")"));
+        return planned;
+      }
+      ImageRef built = planned.withDigest(container.getDigest().toString());
+      progress.onEvent(new ProgressEvent.Note((settings.tar().isPresent()
+          ? "wrote " + settings.tar().get() + " (" + built + ")"
+          : "pushed " + built.reference()) + ": " + jibProgress.blobsPushed() + " blobs, "
+          + jibProgress.bytesPushed() + " bytes uploaded"));
+      return built;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw FairingException.of("build image", planned.reference(), "interrupted", null, e);
+    } catch (FairingException e) {
+      throw e;
+    } catch (Exception e) {
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null
+          ? e.getCause() : e;
+      throw JibFailures.map(cause, settings.tar().map(Path::toString)
+              .orElse(settings.dockerDaemon() ? "docker" : planned.registry()), baseRegistry,
+          settings.base().describe(), secrets);
+    }
+  }
+
+  /** The base as Jib should pull it, and what identifies it in the fingerprint. */
+  private record Base(String reference, String identity, boolean pinned,
+      Optional<RegistryCredential> credential) {}
+
+  private Base resolveBase(SSLContext ssl, boolean insecure, List<String> secrets) {
+    if (settings.base() instanceof BaseImage.Scratch) {
+      return new Base("scratch", "scratch", true, Optional.empty());
+    }
+    if (settings.base() instanceof BaseImage.FromDockerTar tar) {
+      byte[] manifest = DockerTars.check("baseImage", tar.tar());
+      return new Base(tar.tar().toString(), "tar:" + sha256(manifest), true, Optional.empty());
+    }
+    ImageRef image = ((BaseImage.FromRegistry) settings.base()).image();
+    Optional<RegistryCredential> credential =
+        settings.effectiveBaseCredentials().resolve(image.reference(), environment);
+    credential.ifPresent(c -> secrets.add(c.password().reveal()));
+    // Asked even for a digest (which cannot move): Jib starts pushing application layers while it
+    // pulls the base, so a missing base must be caught here to fail before any upload.
+    RegistryClient client = new RegistryClient(image.registry(), credential, insecure, ssl);
+    Optional<RegistryClient.Manifest> manifest;
+    try {
+      manifest = client.manifest(image.repository(),
+          image.digest().orElseGet(() -> image.tag().orElse("latest")));
+    } catch (IOException e) {
+      LOG.debug("cannot resolve base {} ({}); Jib will pull it as given", image, e.toString());
+      return new Base(image.reference(), image.digest().orElse(image.reference()),
+          image.digest().isPresent(), credential);
+    }
+    if (manifest.isEmpty()) {
+      throw JibFailures.baseNotFound(image.registry(), image.toString(), "404 MANIFEST_UNKNOWN");
+    }
+    rejectIndexWithArtifacts(image, manifest.get(), secrets);
+    // Pin Jib to what was just resolved, so the fingerprint describes exactly what gets built.
+    return new Base(image.name() + "@" + manifest.get().digest(), manifest.get().digest(), true,
+        credential);
+  }
+
+  private static void rejectIndexWithArtifacts(ImageRef image, RegistryClient.Manifest manifest,
+      List<String> secrets) {
+    if (!manifest.mediaType().contains("index") && !manifest.mediaType().contains("list")) {
+      return;
+    }
+    JsonNode index;
+    try {
+      index = Json.MAPPER.readTree(manifest.body());
+    } catch (IOException e) {
+      return;  // Jib will complain in its own words
+    }
+    boolean artifacts = false;
+    String amd64 = null;
+    for (JsonNode entry : index.path("manifests")) {
+      artifacts |= entry.has("artifactType") || entry.has("data");
+      JsonNode platform = entry.path("platform");
+      if (amd64 == null && "linux".equals(platform.path("os").asText())
+          && "amd64".equals(platform.path("architecture").asText())) {
+        amd64 = entry.path("digest").asText(null);
+      }
+    }
+    if (artifacts) {
+      String suggestion = amd64 == null ? "" : "suggested: " + image.name() + "@" + amd64;
+      throw JibFailures.indexWithArtifacts(image.registry(), image.toString(), suggestion,
+          secrets);
+    }
+  }
+
+  /** The target's image for {@code planned}, when it holds exactly what this build would make. */
+  private Optional<ImageRef> findExisting(ImageRef planned, String fingerprint,
+      Optional<RegistryCredential> credential, boolean insecure, SSLContext ssl) {
+    RegistryClient client = new RegistryClient(planned.registry(), credential, insecure, ssl);
+    try {
+      Optional<RegistryClient.Manifest> manifest =
+          client.manifest(planned.repository(), planned.tag().orElseThrow());
+      if (manifest.isEmpty()) {
+        return Optional.empty();
+      }
+      JsonNode parsed = Json.MAPPER.readTree(manifest.get().body());
+      String configDigest = parsed.path("config").path("digest").asText("");
+      if (configDigest.isEmpty()) {
+        return Optional.empty();
+      }
+      JsonNode config = Json.MAPPER.readTree(client.blob(planned.repository(), configDigest));
+      String found = config.path("config").path("Labels").path(BuildFingerprint.LABEL).asText("");
+      if (!found.equals(fingerprint)) {
+        LOG.debug("{} exists but was built from other inputs; rebuilding", planned);
+        return Optional.empty();
+      }
+      for (String tag : settings.tags()) {
+        Optional<RegistryClient.Manifest> tagged = client.manifest(planned.repository(), tag);
+        if (tagged.isEmpty() || !tagged.get().digest().equals(manifest.get().digest())) {
+          return Optional.empty();  // Jib re-tags; blobs and manifest are already there
+        }
+      }
+      return Optional.of(planned.withDigest(manifest.get().digest()));
+    } catch (IOException e) {
+      LOG.debug("cannot check {} before building ({}); building", planned, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  private static String sha256(byte[] content) {
+    try {
+      return "sha256:" + HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(content));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

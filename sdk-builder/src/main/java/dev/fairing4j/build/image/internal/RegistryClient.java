@@ -1,0 +1,249 @@
+package dev.fairing4j.build.image.internal;
+
+import dev.fairing4j.build.ImageBuildException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Just enough of the registry API (distribution spec) to decide whether a build is needed: read a
+ * manifest and a small blob, with basic or bearer-token authentication. Jib does the real work;
+ * this client exists because Jib always builds before it looks, and a look costs milliseconds.
+ *
+ * <p>It tries HTTPS first and falls back to plain HTTP only where {@code allowHttp} says so (a
+ * loopback registry, or the user's explicit opt-in); the scheme that worked is remembered per
+ * registry for the life of the JVM.
+ */
+public final class RegistryClient {
+  private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
+  private static final Map<String, String> SCHEMES = new ConcurrentHashMap<>();
+  private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+  private static final String MANIFEST_TYPES = String.join(", ",
+      "application/vnd.oci.image.manifest.v1+json",
+      "application/vnd.docker.distribution.manifest.v2+json",
+      "application/vnd.oci.image.index.v1+json",
+      "application/vnd.docker.distribution.manifest.list.v2+json");
+
+  private final String registry;
+  private final Optional<RegistryCredential> credential;
+  private final boolean allowHttp;
+  private final HttpClient http;
+  private final Map<String, String> authorizations = new ConcurrentHashMap<>();
+
+  /**
+   * A client for {@code registry} ({@code host[:port]}, {@code docker.io} for Docker Hub).
+   *
+   * @param sslContext the trust to use for HTTPS
+   */
+  public RegistryClient(String registry, Optional<RegistryCredential> credential,
+      boolean allowHttp, SSLContext sslContext) {
+    this.registry = registry;
+    this.credential = credential;
+    this.allowHttp = allowHttp;
+    this.http = HttpClient.newBuilder().sslContext(sslContext)
+        .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL)
+        .version(HttpClient.Version.HTTP_1_1).build();
+  }
+
+  /** A manifest or index as the registry serves it. */
+  public record Manifest(String digest, String mediaType, byte[] body) {}
+
+  /**
+   * The manifest {@code reference} (a tag or digest) of {@code repository}; empty when the
+   * registry answers 404.
+   *
+   * @throws ImageBuildException when the registry is unreachable or refuses the credentials
+   * @throws IOException for any other unexpected answer
+   */
+  public Optional<Manifest> manifest(String repository, String reference) throws IOException {
+    HttpResponse<byte[]> response = get(repository, "/v2/" + repository + "/manifests/"
+        + reference, MANIFEST_TYPES);
+    if (response.statusCode() == 404) {
+      return Optional.empty();
+    }
+    expectOk(response, "manifest " + repository + ":" + reference);
+    String digest = response.headers().firstValue("Docker-Content-Digest")
+        .orElseGet(() -> sha256(response.body()));
+    String type = response.headers().firstValue("Content-Type").orElse("")
+        .split(";")[0].trim();
+    return Optional.of(new Manifest(digest, type, response.body()));
+  }
+
+  /** The blob {@code digest} of {@code repository} (for small blobs such as an image config). */
+  public byte[] blob(String repository, String digest) throws IOException {
+    HttpResponse<byte[]> response = get(repository, "/v2/" + repository + "/blobs/" + digest,
+        "*/*");
+    expectOk(response, "blob " + digest);
+    return response.body();
+  }
+
+  private HttpResponse<byte[]> get(String repository, String path, String accept)
+      throws IOException {
+    String cached = SCHEMES.get(registry);
+    if (cached != null) {
+      try {
+        return send(cached, repository, path, accept);
+      } catch (SSLException | ConnectException e) {
+        // The registry on this port changed since (tests reuse ports): find out again.
+        SCHEMES.remove(registry, cached);
+      }
+    }
+    List<String> schemes = allowHttp ? List.of("https", "http") : List.of("https");
+    for (int i = 0; ; i++) {
+      try {
+        HttpResponse<byte[]> response = send(schemes.get(i), repository, path, accept);
+        SCHEMES.put(registry, schemes.get(i));
+        return response;
+      } catch (SSLException | ConnectException | HttpConnectTimeoutException
+          | UnknownHostException e) {
+        if (i + 1 < schemes.size() && e instanceof SSLException) {
+          // A plain-HTTP registry answers a TLS hello with garbage; loopback or opt-in only.
+          LOG.debug("HTTPS to {} failed ({}); trying plain HTTP", registry, e.toString());
+          continue;
+        }
+        if (e instanceof SSLException) {
+          throw e;
+        }
+        throw unreachable(e);
+      }
+    }
+  }
+
+  private HttpResponse<byte[]> send(String scheme, String repository, String path, String accept)
+      throws IOException {
+    URI uri = URI.create(scheme + "://" + apiHost() + path);
+    String scope = "repository:" + repository + ":pull";
+    HttpResponse<byte[]> response = call(uri, accept, authorizations.get(scope));
+    if (response.statusCode() == 401) {
+      Optional<String> authorization = authorize(response, scope);
+      if (authorization.isPresent()) {
+        authorizations.put(scope, authorization.get());
+        response = call(uri, accept, authorization.get());
+      }
+      if (response.statusCode() == 401 || response.statusCode() == 403) {
+        throw unauthorized(response.statusCode());
+      }
+    }
+    return response;
+  }
+
+  private HttpResponse<byte[]> call(URI uri, String accept, String authorization)
+      throws IOException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+        .header("Accept", accept).GET();
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while talking to " + registry, e);
+    }
+  }
+
+  /** Answers a 401 challenge: basic credentials, or a bearer token from the realm it names. */
+  private Optional<String> authorize(HttpResponse<byte[]> challenge, String scope)
+      throws IOException {
+    String header = challenge.headers().firstValue("WWW-Authenticate").orElse("");
+    String lower = header.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("basic")) {
+      return credential.map(RegistryCredential::basicHeader);
+    }
+    if (!lower.startsWith("bearer")) {
+      return Optional.empty();
+    }
+    Map<String, String> params = new LinkedHashMap<>();
+    Matcher matcher = AUTH_PARAM.matcher(header);
+    while (matcher.find()) {
+      params.put(matcher.group(1).toLowerCase(Locale.ROOT), matcher.group(2));
+    }
+    String realm = params.get("realm");
+    if (realm == null) {
+      return Optional.empty();
+    }
+    StringBuilder url = new StringBuilder(realm).append(realm.contains("?") ? '&' : '?')
+        .append("scope=").append(URLEncoder.encode(params.getOrDefault("scope", scope),
+            StandardCharsets.UTF_8));
+    if (params.containsKey("service")) {
+      url.append("&service=").append(URLEncoder.encode(params.get("service"),
+          StandardCharsets.UTF_8));
+    }
+    HttpResponse<byte[]> token = call(URI.create(url.toString()), "application/json",
+        credential.map(RegistryCredential::basicHeader).orElse(null));
+    if (token.statusCode() == 401 || token.statusCode() == 403) {
+      throw unauthorized(token.statusCode());
+    }
+    expectOk(token, "token");
+    var json = Json.MAPPER.readTree(token.body());
+    String value = json.path("token").asText(json.path("access_token").asText(""));
+    return value.isEmpty() ? Optional.empty() : Optional.of("Bearer " + value);
+  }
+
+  private String apiHost() {
+    // Docker Hub's API lives on another host than its name.
+    return registry.equals("docker.io") ? "registry-1.docker.io" : registry;
+  }
+
+  private ImageBuildException unauthorized(int status) {
+    return ImageBuildException.of("authenticate", registry, "registry " + registry
+        + " answered " + status + (credential.isPresent()
+            ? " to user '" + credential.get().username() + "': the credentials are wrong or may"
+                + " not access this repository"
+            : ": it needs credentials"),
+        "check the user and password given to credentials(..) (or dockerConfig()) for "
+            + registry, status, null);
+  }
+
+  private ImageBuildException unreachable(IOException e) {
+    return ImageBuildException.of("connect", registry, "registry " + registry
+        + " is unreachable: " + (e.getMessage() == null ? e.getClass().getSimpleName()
+            : e.getMessage()), "check that the registry runs and that host and port ("
+        + registry + ") are right; a proxy or firewall may block it", null, e);
+  }
+
+  private void expectOk(HttpResponse<byte[]> response, String what) throws IOException {
+    if (response.statusCode() / 100 != 2) {
+      String body = new String(response.body(), StandardCharsets.UTF_8);
+      throw new IOException(registry + " answered " + response.statusCode() + " for " + what
+          + ": " + (body.length() > 300 ? body.substring(0, 300) : body));
+    }
+  }
+
+  private static String sha256(byte[] content) {
+    try {
+      return "sha256:" + HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(content));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Forgets which scheme each registry speaks (tests start registries on reused ports). */
+  public static void forgetSchemes() {
+    SCHEMES.clear();
+  }
+}
