@@ -30,6 +30,15 @@ public interface Deployer {
    */
   String render(BuildContext context, Optional<ImageRef> image);
 
+  /**
+   * The same deployer, also creating an image-pull Secret from {@code credentials} and
+   * referencing it from every pod, so a private image pulls. The default ignores them (for
+   * deployers that pull nothing).
+   */
+  default Deployer withPullCredentials(RegistryCredentials credentials) {
+    return this;
+  }
+
   /** Submits the job; {@code image} is empty exactly when {@link #needsImage()} is false. */
   TrainingJob deploy(BuildContext context, Optional<ImageRef> image, ProgressListener progress);
 }

@@ -22,4 +22,13 @@ public interface ImageBuilder {
    * reference with its digest.
    */
   ImageRef build(BuildContext context, ProgressListener progress);
+
+  /**
+   * The credentials a cluster needs to pull what this builder pushes, when the target registry
+   * is private and the builder was given explicit credentials. The pipeline hands them to the
+   * deployer, which turns them into an image-pull Secret. Empty by default.
+   */
+  default java.util.Optional<RegistryCredentials> pullCredentials() {
+    return java.util.Optional.empty();
+  }
 }

@@ -77,13 +77,13 @@ public final class Pipeline {
    */
   public TrainingJob run() {
     BuildContext context = prepareAndValidate();
+    Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
-    if (deployer.needsImage()) {
+    if (target.needsImage()) {
       image = Optional.of(timed("build image", () -> builder.build(context, progress)));
     }
     Optional<ImageRef> built = image;
-    return timed("submit " + deployer.jobName(),
-        () -> deployer.deploy(context, built, progress));
+    return timed("submit " + target.jobName(), () -> target.deploy(context, built, progress));
   }
 
   /**
@@ -93,8 +93,16 @@ public final class Pipeline {
    */
   public String dryRun() {
     BuildContext context = prepareAndValidate();
-    return deployer.render(context,
+    return effectiveDeployer().render(context,
         Optional.ofNullable(builder).map(b -> b.plannedImage(context)));
+  }
+
+  // A private image only pulls with the credentials it was pushed with.
+  private Deployer effectiveDeployer() {
+    if (builder == null || !deployer.needsImage()) {
+      return deployer;
+    }
+    return builder.pullCredentials().map(deployer::withPullCredentials).orElse(deployer);
   }
 
   private BuildContext prepareAndValidate() {

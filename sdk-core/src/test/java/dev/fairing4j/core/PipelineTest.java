@@ -97,6 +97,42 @@ class PipelineTest {
   }
 
   @Test
+  void theBuildersPushCredentialsReachTheDeployerAsPullCredentials() {
+    RegistryCredentials alice = new RegistryCredentials("registry.example.com", "alice",
+        Secret.of("s3cret"));
+    ImageBuilder privateBuilder = new RecordingBuilder() {
+      @Override
+      public Optional<RegistryCredentials> pullCredentials() {
+        return Optional.of(alice);
+      }
+    };
+    Pipeline pipeline = Fairing.pipeline().preprocessor(() -> context).builder(privateBuilder)
+        .deployer(new RecordingDeployer(true));
+
+    pipeline.dryRun();
+    pipeline.run();
+
+    assertThat(calls).filteredOn(c -> c.startsWith("pull credentials"))
+        .containsExactly("pull credentials alice@registry.example.com",
+            "pull credentials alice@registry.example.com");
+    assertThat(calls).noneMatch(c -> c.contains("s3cret"));
+  }
+
+  @Test
+  void aDeployerThatPullsNoImageGetsNoCredentials() {
+    ImageBuilder privateBuilder = new RecordingBuilder() {
+      @Override
+      public Optional<RegistryCredentials> pullCredentials() {
+        return Optional.of(new RegistryCredentials("r.io", "alice", Secret.of("x")));
+      }
+    };
+    Fairing.pipeline().preprocessor(() -> context).builder(privateBuilder)
+        .deployer(new RecordingDeployer(false)).run();
+
+    assertThat(calls).noneMatch(c -> c.startsWith("pull credentials"));
+  }
+
+  @Test
   void aListenerThatThrowsDoesNotBreakTheRun() {
     TrainingJob job = Fairing.pipeline().preprocessor(() -> context)
         .builder(new RecordingBuilder()).deployer(new RecordingDeployer(true))
@@ -146,6 +182,12 @@ class PipelineTest {
     @Override
     public boolean needsImage() {
       return needsImage;
+    }
+
+    @Override
+    public Deployer withPullCredentials(RegistryCredentials credentials) {
+      calls.add("pull credentials " + credentials);
+      return this;
     }
 
     @Override
