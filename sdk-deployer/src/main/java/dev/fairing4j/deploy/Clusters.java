@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy;
 
 import dev.fairing4j.deploy.kubernetes.KubernetesCluster;
+import dev.fairing4j.deploy.local.LocalCluster;
 
 /**
  * Where jobs run: the entry point for {@link Cluster} values, e.g.
@@ -15,5 +16,15 @@ public final class Clusters {
    */
   public static KubernetesCluster kubernetes() {
     return KubernetesCluster.fromKubectlDefaults();
+  }
+
+  /**
+   * This machine, for trying everything without a cluster: each replica runs as a sandboxed
+   * local process with exactly the environment the Kubeflow operator would inject, and the build
+   * context runs directly, so nothing is built or pushed. Jobs are recorded under the user's state
+   * directory, so another JVM can list and attach to them.
+   */
+  public static LocalCluster local() {
+    return LocalCluster.create();
   }
 }

@@ -1,0 +1,230 @@
+package dev.fairing4j.deploy.local;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.Validators;
+import dev.fairing4j.deploy.Cluster;
+import dev.fairing4j.deploy.internal.ClusterBackend;
+import dev.fairing4j.deploy.internal.RenderedJob;
+import dev.fairing4j.deploy.internal.SubmitOptions;
+import dev.fairing4j.deploy.local.internal.LocalSettings;
+import dev.fairing4j.deploy.local.internal.LocalSubmitter;
+import dev.fairing4j.deploy.local.internal.LocalTrainingJob;
+import dev.fairing4j.deploy.local.internal.StateStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * This machine as a cluster: runs a PyTorchJob, TFJob or batch Job by interpreting its rendered
+ * manifest the way the Kubeflow training operator would, one local process per replica, named like
+ * the operator's pods ({@code mnist-master-0}, {@code mnist-worker-0}) and given exactly the
+ * operator's environment (CONTRACT.md), except that host names become {@code 127.0.0.1} and ports
+ * become free local ports.
+ *
+ * <ul>
+ *   <li>The build context is staged into a run directory under the state directory; each replica
+ *       runs in a bubblewrap sandbox with the run directory at the container's working directory
+ *       and each PersistentVolumeClaim's local directory at its mount path, so a script that saves
+ *       to {@code /opt/mnist/models} writes into the claim's directory and nothing else on the
+ *       host. {@code requirements.txt} is installed with {@code pip install --target}.
+ *   <li>{@code python}/{@code torchrun} run with {@link #python(Path) the configured interpreter},
+ *       or the first one that can import what the script imports ({@code /usr/bin/python3}
+ *       first, where Debian's torch lives); a progress note says which and why.
+ *   <li>Restart policies, backoff limits, deadlines and the success rules follow the operator; a
+ *       replica that requests more {@code nvidia.com/gpu} than the machine has stays Pending as
+ *       Unschedulable unless {@link #ignoreGpuRequests()}.
+ *   <li>Jobs are recorded in the state directory, so another instance or another JVM can
+ *       {@link #list(String)} and {@link #attach(String, String)} them. Replicas die with the JVM
+ *       that supervises them (parent-death signal), even when it is SIGKILLed.
+ * </ul>
+ *
+ * <p>An immutable value: every option returns a new cluster.
+ *
+ * <pre>{@code
+ * Cluster local = LocalCluster.create().volume("traindb-models-claim", Path.of("models"));
+ * }</pre>
+ */
+public final class LocalCluster implements Cluster, ClusterBackend {
+  private final LocalSettings settings;
+
+  private LocalCluster(LocalSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * The local cluster with defaults: state under {@code ~/.local/state/fairing4j}
+   * ({@code $XDG_STATE_HOME}), claim directories under
+   * {@code ~/.local/share/fairing4j/volumes/<claim>} ({@code $XDG_DATA_HOME}), replicas
+   * sandboxed with bubblewrap, the interpreter chosen per job.
+   */
+  public static LocalCluster create() {
+    return new LocalCluster(LocalSettings.defaults());
+  }
+
+  /** Keeps job records, run directories and logs under {@code dir}. */
+  public LocalCluster stateDir(Path dir) {
+    Objects.requireNonNull(dir, "dir");
+    return with(new LocalSettings(dir.toAbsolutePath().normalize(), settings.volumesDir(),
+        settings.claims(), settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
+        settings.killOnTimeout()));
+  }
+
+  /**
+   * Creates each claim's directory as {@code dir/<claim name>}, unless mapped by
+   * {@link #volume}.
+   */
+  public LocalCluster volumesDir(Path dir) {
+    Objects.requireNonNull(dir, "dir");
+    return with(new LocalSettings(settings.stateDir(), dir.toAbsolutePath().normalize(),
+        settings.claims(), settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
+        settings.killOnTimeout()));
+  }
+
+  /** Backs PersistentVolumeClaim {@code claimName} with {@code dir}. */
+  public LocalCluster volume(String claimName, Path dir) {
+    Validators.dns1123Subdomain("claimName", claimName);
+    Objects.requireNonNull(dir, "dir");
+    Map<String, Path> claims = new HashMap<>(settings.claims());
+    claims.put(claimName, dir.toAbsolutePath().normalize());
+    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), claims,
+        settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
+        settings.killOnTimeout()));
+  }
+
+  /**
+   * Runs {@code python ...} and {@code torchrun ...} commands with {@code interpreter} instead of
+   * choosing one per job.
+   */
+  public LocalCluster python(Path interpreter) {
+    Objects.requireNonNull(interpreter, "interpreter");
+    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
+        Optional.of(interpreter.toAbsolutePath()), settings.ignoreGpuRequests(),
+        settings.sandbox(), settings.killOnTimeout()));
+  }
+
+  /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
+  public LocalCluster ignoreGpuRequests() {
+    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
+        settings.python(), true, settings.sandbox(), settings.killOnTimeout()));
+  }
+
+  /**
+   * Runs replicas directly on the host, in the run directory, without bubblewrap. Container paths
+   * are then NOT isolated: a script writing to {@code /opt/mnist/models} writes to the host's
+   * {@code /opt}; only container paths in the command line are mapped to the run and volume
+   * directories. Children a replica starts itself may also outlive a SIGKILLed JVM, which the
+   * sandbox's pid namespace prevents.
+   */
+  public LocalCluster withoutSandbox() {
+    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
+        settings.python(), settings.ignoreGpuRequests(), false, settings.killOnTimeout()));
+  }
+
+  /**
+   * Stops a job's processes when {@code waitForCompletion} times out or is interrupted (the job
+   * then ends Failed); by default the job keeps running, as it would on a cluster.
+   */
+  public LocalCluster killOnTimeout() {
+    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
+        settings.python(), settings.ignoreGpuRequests(), settings.sandbox(), true));
+  }
+
+  /** The state directory. */
+  public Path stateDir() {
+    return settings.stateDir();
+  }
+
+  /** The directory that backs PersistentVolumeClaim {@code claimName}. */
+  public Path claimDir(String claimName) {
+    return settings.claimDir(Validators.dns1123Subdomain("claimName", claimName));
+  }
+
+  /** The local jobs of {@code namespace}, by name, whichever JVM started them. */
+  public List<TrainingJob> list(String namespace) {
+    Validators.dns1123Label("namespace", namespace);
+    StateStore store = new StateStore(settings.stateDir());
+    List<TrainingJob> jobs = new ArrayList<>();
+    for (Path dir : store.jobDirs(namespace)) {
+      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record.kind(),
+          record.name(), record.namespace())));
+    }
+    return jobs;
+  }
+
+  /** The local jobs of every namespace. */
+  public List<TrainingJob> listAll() {
+    List<TrainingJob> jobs = new ArrayList<>();
+    for (String namespace : new StateStore(settings.stateDir()).namespaces()) {
+      jobs.addAll(list(namespace));
+    }
+    return jobs;
+  }
+
+  /** A handle on local job {@code name} of {@code namespace}, if it exists. */
+  public Optional<TrainingJob> attach(String namespace, String name) {
+    Validators.dns1123Label("namespace", namespace);
+    Validators.dns1035Label("job name", name);
+    StateStore store = new StateStore(settings.stateDir());
+    Path dir = store.jobDir(namespace, name);
+    return store.read(dir).map(record -> handle(store, dir, record.kind(), record.name(),
+        record.namespace()));
+  }
+
+  /**
+   * Runs {@code job} on this machine. Called by deployers; users call
+   * {@code Fairing.pipeline()...run()}.
+   */
+  @Override
+  public TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+      ProgressListener progress) {
+    Objects.requireNonNull(job, "job");
+    Objects.requireNonNull(context, "context");
+    return LocalSubmitter.submit(settings, job, context,
+        options == null ? SubmitOptions.DEFAULT : options, progress);
+  }
+
+  /** True: the local cluster runs the build context itself, so a pipeline builds no image. */
+  @Override
+  public boolean runsContextDirectly() {
+    return true;
+  }
+
+  @Override
+  public String describe() {
+    return "local(state=" + settings.stateDir() + ", sandbox="
+        + (settings.sandbox() ? "bwrap" : "none")
+        + settings.python().map(p -> ", python=" + p).orElse("")
+        + (settings.ignoreGpuRequests() ? ", ignoreGpuRequests" : "")
+        + (settings.killOnTimeout() ? ", killOnTimeout" : "") + ")";
+  }
+
+  private TrainingJob handle(StateStore store, Path dir, String kind, String name,
+      String namespace) {
+    return new LocalTrainingJob(store, dir, kind, name, namespace, settings.killOnTimeout());
+  }
+
+  private LocalCluster with(LocalSettings newSettings) {
+    return new LocalCluster(newSettings);
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof LocalCluster that && settings.equals(that.settings);
+  }
+
+  @Override
+  public int hashCode() {
+    return settings.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+}

@@ -1,0 +1,26 @@
+package dev.fairing4j.deploy.local.internal;
+
+import java.util.Locale;
+
+/**
+ * One replica instance and its names: the operator's pod name ({@code mnist-worker-1}), the short
+ * name logs are prefixed with ({@code worker-1}) and the container it runs.
+ *
+ * @param type the replica type as the manifest spells it ({@code Worker}; {@code Pod} for a Job)
+ * @param index the index within its type
+ * @param podName the pod name the operator would give it
+ * @param shortName lower-case type and index
+ * @param container the container name
+ */
+public record ReplicaId(String type, int index, String podName, String shortName,
+    String container) {
+
+  static ReplicaId of(JobPlan plan, JobPlan.Group group, int index) {
+    String lower = group.type().toLowerCase(Locale.ROOT);
+    String pod = plan.kind() == LocalKind.BATCH
+        ? plan.name() + "-" + index
+        : plan.name() + "-" + lower + "-" + index;
+    return new ReplicaId(group.type(), index, pod, lower + "-" + index,
+        group.pod().container().name());
+  }
+}

@@ -1,0 +1,36 @@
+package dev.fairing4j.deploy.local.internal;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * How a replica's command is wrapped into a host command line. Every wrapping starts the replica
+ * in its own session ({@code setsid}), so its pid is its process-group id, and ties it to the JVM
+ * with a parent-death signal.
+ */
+public interface Sandbox {
+  /** Where the bin-dir shims appear inside. */
+  String BIN_MOUNT = "/.fairing4j/bin";
+
+  /** The host command line that runs {@code spec}. */
+  List<String> command(LaunchSpec spec);
+
+  /** The host directory the wrapper starts in. */
+  Path directory(LaunchSpec spec);
+
+  /** HOME as the replica sees it. */
+  String home();
+
+  /** The shim directory as the replica sees it. */
+  String binDir(Path hostBinDir);
+
+  /** True when container paths are isolated from the host. */
+  boolean isolates();
+
+  /**
+   * Whether a group member is part of the wrapper rather than the replica's own code: such
+   * members are not sent SIGTERM (a bwrap killed first would leave its child unreaped and skip
+   * the replica's own shutdown); they end when the replica does.
+   */
+  boolean isWrapper(ProcessGroups.Stat member, long leader);
+}
