@@ -1,5 +1,7 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.TextTable;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -70,6 +72,62 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
   /** True once the job succeeded or failed. */
   public boolean isTerminal() {
     return phase().isTerminal();
+  }
+
+  /**
+   * A readable multi-line description, like {@code kubectl describe} in short: the job and its
+   * phase, then its conditions, replica counts and pods.
+   */
+  public String toTable() {
+    StringBuilder text = new StringBuilder(jobTable().toText());
+    for (TextTable section : List.of(conditionTable(), replicaTable(), podTable())) {
+      if (!section.isEmpty()) {
+        text.append("\n\n").append(section.toText());
+      }
+    }
+    return text.toString();
+  }
+
+  /** The same as {@link #toTable()} as HTML tables, for notebooks. */
+  public String toHtml() {
+    StringBuilder html = new StringBuilder(jobTable().toHtml());
+    for (TextTable section : List.of(conditionTable(), replicaTable(), podTable())) {
+      if (!section.isEmpty()) {
+        html.append(section.toHtml());
+      }
+    }
+    return html.toString();
+  }
+
+  private TextTable jobTable() {
+    return TextTable.of("JOB", "KIND", "PHASE", "STARTED", "DURATION").row(name, kind,
+        phase().toString(), startTime.map(t -> t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString()).orElse("-"),
+        startTime.map(start -> {
+          Duration took = Duration.between(start, completionTime.orElse(Instant.now()));
+          return took.toSeconds() + "s" + (completionTime.isPresent() ? "" : " so far");
+        }).orElse("-"));
+  }
+
+  private TextTable conditionTable() {
+    TextTable table = TextTable.of("CONDITION", "STATUS", "REASON", "MESSAGE");
+    conditions.forEach(c -> table.row(c.type(), c.status() ? "True" : "False", c.reason(),
+        c.message()));
+    return table;
+  }
+
+  private TextTable replicaTable() {
+    TextTable table = TextTable.of("REPLICA", "ACTIVE", "SUCCEEDED", "FAILED");
+    replicaStatuses.forEach((type, counts) -> table.row(type, String.valueOf(counts.active()),
+        String.valueOf(counts.succeeded()), String.valueOf(counts.failed())));
+    return table;
+  }
+
+  private TextTable podTable() {
+    TextTable table = TextTable.of("POD", "PHASE", "NODE", "RESTARTS", "EXIT", "REASON");
+    pods.forEach(pod -> table.row(pod.name(), pod.phase(), pod.node().orElse("-"),
+        String.valueOf(pod.restarts()), pod.exitCode().map(String::valueOf).orElse("-"),
+        pod.reason().map(r -> r + pod.message().map(m -> ": " + m).orElse("")).orElse("")));
+    return table;
   }
 
   @Override

@@ -1,0 +1,56 @@
+package dev.fairing4j.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class JobStatusTableTest {
+  private final JobStatus status = new JobStatus("mnist", "PyTorchJob",
+      List.of(JobCondition.isTrue("Created", "PyTorchJobCreated", "created"),
+          JobCondition.isFalse("Running", "PyTorchJobRunning", ""),
+          JobCondition.isTrue("Succeeded", "PyTorchJobSucceeded", "done <ok>")),
+      Map.of("Master", new ReplicaStatus(0, 1, 0), "Worker", new ReplicaStatus(0, 1, 0)),
+      Optional.of(Instant.parse("2026-01-01T00:00:00Z")),
+      Optional.of(Instant.parse("2026-01-01T00:01:05Z")),
+      List.of(new PodInfo("mnist-master-0", "Master", 0, "Succeeded", Optional.of("host1"),
+          Optional.empty(), Optional.empty(), 0, Optional.of(0))));
+
+  @Test
+  void tableShowsJobConditionsReplicasAndPodsAligned() {
+    assertThat(status.toTable()).isEqualTo("""
+        JOB    KIND        PHASE      STARTED               DURATION
+        mnist  PyTorchJob  Succeeded  2026-01-01T00:00:00Z  65s
+
+        CONDITION  STATUS  REASON               MESSAGE
+        Created    True    PyTorchJobCreated    created
+        Running    False   PyTorchJobRunning
+        Succeeded  True    PyTorchJobSucceeded  done <ok>
+
+        REPLICA  ACTIVE  SUCCEEDED  FAILED
+        Master   0       1          0
+        Worker   0       1          0
+
+        POD             PHASE      NODE   RESTARTS  EXIT  REASON
+        mnist-master-0  Succeeded  host1  0         0""");
+  }
+
+  @Test
+  void htmlEscapesCellsForNotebooks() {
+    assertThat(status.toHtml()).startsWith("<table><thead><tr><th>JOB</th>")
+        .contains("<td>done &lt;ok&gt;</td>")
+        .doesNotContain("<ok>");
+  }
+
+  @Test
+  void aJobWithNothingYetShowsOnlyItsLine() {
+    JobStatus fresh = new JobStatus("mnist", "PyTorchJob", List.of(), Map.of(), Optional.empty(),
+        Optional.empty(), List.of());
+    assertThat(fresh.toTable()).isEqualTo("""
+        JOB    KIND        PHASE    STARTED  DURATION
+        mnist  PyTorchJob  Pending  -        -""");
+  }
+}

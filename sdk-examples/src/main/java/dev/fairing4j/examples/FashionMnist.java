@@ -1,0 +1,64 @@
+package dev.fairing4j.examples;
+
+import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.Pipeline;
+import dev.fairing4j.deploy.Cluster;
+import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deploy.Mutators;
+import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The README's main job: FashionMNIST data-parallel training (the seed's network: conv 20 /
+ * conv 50 / fc 500 / fc 10, SGD lr 0.01 momentum 0.5, batch 64, gloo, DistributedSampler) as a
+ * PyTorchJob of one Master and {@code workers} Workers, saving {@code mnist_cnn.pt} to the claim
+ * {@value #MODELS_CLAIM} mounted at {@value #MODELS_PATH}. The same pipeline runs on
+ * {@code Clusters.local()} or a real cluster; only {@code on(..)} (and a builder) change.
+ *
+ * @param jobName the PyTorchJob's name
+ * @param epochs training epochs
+ * @param samples train on the first N samples, 0 for all 60,000
+ * @param testSamples evaluate on the first N test samples, 0 for all 10,000
+ * @param workers Worker replicas beside the Master
+ */
+public record FashionMnist(String jobName, int epochs, int samples, int testSamples, int workers) {
+  /** The claim the model is saved to, as in the seed scenario. */
+  public static final String MODELS_CLAIM = "traindb-models-claim";
+  /** Where the claim is mounted in every replica. */
+  public static final String MODELS_PATH = "/opt/mnist/models";
+
+  /** The demo's defaults: one epoch over the full data set, one Worker. */
+  public static FashionMnist defaults() {
+    return new FashionMnist("fashion-mnist", 1, 0, 0, 1);
+  }
+
+  /** The training script's command-line arguments for these settings. */
+  public List<String> scriptArgs() {
+    List<String> args = new ArrayList<>(List.of("--epochs=" + epochs, "--model-dir=" + MODELS_PATH));
+    if (samples > 0) {
+      args.add("--samples=" + samples);
+    }
+    if (testSamples > 0) {
+      args.add("--test-samples=" + testSamples);
+    }
+    return args;
+  }
+
+  /** The deployer: Master + Workers, the models claim mounted, arguments per run. */
+  public PyTorchJobDeployer deployer(Cluster cluster) {
+    return Deployers.pyTorchJob(jobName).workers(workers)
+        .args(scriptArgs().toArray(String[]::new))
+        .mutate(Mutators.pvc(MODELS_CLAIM, MODELS_PATH))
+        .replaceExisting()
+        .on(cluster);
+  }
+
+  /** The whole pipeline for {@code cluster}; add {@code .builder(..)} for a real cluster. */
+  public Pipeline pipeline(Cluster cluster) {
+    return Fairing.pipeline()
+        .preprocessor(Preprocessors.python(ExampleScripts.extract("mnist_ddp.py")))
+        .deployer(deployer(cluster));
+  }
+}
