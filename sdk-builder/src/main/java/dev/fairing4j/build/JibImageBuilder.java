@@ -10,6 +10,7 @@ import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.Validators;
 import java.nio.file.Path;
@@ -196,6 +197,36 @@ public final class JibImageBuilder implements ImageBuilder {
   @Override
   public ImageRef build(BuildContext context, ProgressListener progress) {
     return run().build(context, Objects.requireNonNull(progress, "progress"));
+  }
+
+  /**
+   * The credentials a cluster needs to pull the pushed image: the target registry
+   * ({@code host[:port]}) with the user and password given by {@link #credentials} or read now
+   * from the variables named by {@link #credentialsFromEnvironment}. The pipeline hands them to
+   * the deployer, which creates an image-pull Secret from them.
+   *
+   * <p>Empty when the image is not pushed (tar, Docker engine), when the push is anonymous, and
+   * when the only source is {@link #dockerConfig()}: a credential helper's answer is often a
+   * short-lived token or a personal login, which must not be copied into a cluster Secret
+   * behind the user's back; give the cluster its own pull Secret
+   * ({@code Mutators.imagePullSecrets}) or pass explicit credentials instead.
+   *
+   * @throws InvalidInputException when {@link #credentialsFromEnvironment} names a variable that
+   *     is not set
+   */
+  @Override
+  public Optional<RegistryCredentials> pullCredentials() {
+    CredentialSource target = settings.targetCredentials();
+    if (!settings.pushes() || settings.repository().isEmpty()
+        || (target.explicit().isEmpty() && target.userVariable().isEmpty())) {
+      return Optional.empty();
+    }
+    ImageRef repository = settings.repository().get();
+    CredentialSource withoutDocker = new CredentialSource(target.explicit(),
+        target.userVariable(), target.passwordVariable(), false);
+    return withoutDocker.resolve(repository.reference(), System.getenv())
+        .map(credential -> new RegistryCredentials(repository.registry(), credential.username(),
+            credential.password()));
   }
 
   private ImageBuildRun run() {

@@ -2,6 +2,7 @@ package dev.fairing4j.deploy;
 
 import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.deploy.internal.ClusterBackend;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -186,6 +187,19 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   }
 
   /**
+   * Creates an image-pull Secret {@code <job>-registry} (type
+   * {@code kubernetes.io/dockerconfigjson}) from {@code credentials} before the job, and lists it
+   * in {@code imagePullSecrets} of every pod, so a private image pulls. The pipeline calls this
+   * with the credentials the build pushed with. Dry runs show the Secret with the password
+   * replaced by {@code <redacted>}; only the submission sends the real value. The Secret is owned
+   * by the job, so deleting the job deletes it.
+   */
+  @Override
+  public final D withPullCredentials(RegistryCredentials credentials) {
+    return withOptions(options.withPullCredentials(credentials));
+  }
+
+  /**
    * False only on a cluster that runs the build context directly (the local cluster), where
    * nothing is built or pushed.
    */
@@ -205,6 +219,7 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
     return options.name() + (options.uniqueName() ? "-*" : "")
         + options.namespace().map(ns -> ", ns=" + ns).orElse("")
         + (options.mutators().isEmpty() ? "" : ", mutators=" + options.mutators().size())
+        + options.pullCredentials().map(c -> ", pull=" + c).orElse("")
         + options.cluster().map(cluster -> ", on=" + cluster.describe()).orElse("");
   }
 }

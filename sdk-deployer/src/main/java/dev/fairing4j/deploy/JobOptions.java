@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.internal.Metadata;
 import java.util.ArrayList;
@@ -39,6 +40,8 @@ import java.util.function.Consumer;
  * @param activeDeadlineSeconds how long the job may run
  * @param ttlSecondsAfterFinished how long a finished job is kept before it is deleted
  * @param suspend whether the job is created suspended
+ * @param pullCredentials registry credentials the job's image-pull Secret is made from; printed
+ *     as {@code user@registry}, the password never
  */
 public record JobOptions(String name, Optional<String> namespace, Optional<Cluster> cluster,
     List<MutatorBinding> mutators, List<String> args, Map<String, String> env,
@@ -46,7 +49,7 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
     boolean uniqueName, boolean replaceExisting, Optional<String> runId,
     Optional<String> kueueQueue, Optional<Integer> backoffLimit,
     Optional<Long> activeDeadlineSeconds, Optional<Integer> ttlSecondsAfterFinished,
-    boolean suspend) {
+    boolean suspend, Optional<RegistryCredentials> pullCredentials) {
 
   /** The namespace used when neither the deployer nor the cluster names one. */
   public static final String DEFAULT_NAMESPACE = "default";
@@ -96,13 +99,14 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
     Objects.requireNonNull(backoffLimit, "backoffLimit");
     Objects.requireNonNull(activeDeadlineSeconds, "activeDeadlineSeconds");
     Objects.requireNonNull(ttlSecondsAfterFinished, "ttlSecondsAfterFinished");
+    Objects.requireNonNull(pullCredentials, "pullCredentials");
   }
 
   /** Settings for a job called {@code name} with every default. */
   public static JobOptions named(String name) {
     return new JobOptions(name, Optional.empty(), Optional.empty(), List.of(), List.of(),
         Map.of(), Map.of(), Map.of(), false, false, false, Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), false);
+        Optional.empty(), Optional.empty(), Optional.empty(), false, Optional.empty());
   }
 
   /** With another namespace (a DNS-1123 label). */
@@ -196,6 +200,12 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
     return edit(b -> b.suspend = value);
   }
 
+  /** With an image-pull Secret made from {@code credentials} (replacing earlier ones). */
+  public JobOptions withPullCredentials(RegistryCredentials credentials) {
+    Objects.requireNonNull(credentials, "pullCredentials");
+    return edit(b -> b.pullCredentials = Optional.of(credentials));
+  }
+
   private static void checkEnvName(String key) {
     if (key == null || key.isBlank() || key.contains("=")) {
       throw InvalidInputException.of("env", "'" + key + "' is not a variable name",
@@ -210,7 +220,7 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
   }
 
   // A scratch copy for the withX methods: one place lists every component, so adding a setting
-  // touches one constructor call instead of seventeen.
+  // touches one constructor call instead of eighteen.
   private static final class Builder {
     private final String name;
     private Optional<String> namespace;
@@ -229,6 +239,7 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
     private Optional<Long> activeDeadlineSeconds;
     private Optional<Integer> ttlSecondsAfterFinished;
     private boolean suspend;
+    private Optional<RegistryCredentials> pullCredentials;
 
     Builder(JobOptions from) {
       name = from.name;
@@ -248,12 +259,13 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
       activeDeadlineSeconds = from.activeDeadlineSeconds;
       ttlSecondsAfterFinished = from.ttlSecondsAfterFinished;
       suspend = from.suspend;
+      pullCredentials = from.pullCredentials;
     }
 
     JobOptions build() {
       return new JobOptions(name, namespace, cluster, mutators, args, env, labels, annotations,
           istioSidecarDisabled, uniqueName, replaceExisting, runId, kueueQueue, backoffLimit,
-          activeDeadlineSeconds, ttlSecondsAfterFinished, suspend);
+          activeDeadlineSeconds, ttlSecondsAfterFinished, suspend, pullCredentials);
     }
   }
 }

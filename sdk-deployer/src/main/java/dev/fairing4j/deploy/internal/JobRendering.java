@@ -60,10 +60,14 @@ public final class JobRendering {
     return build(options, kind, context, reference, name);
   }
 
-  /** {@link #render} as multi-document YAML. */
+  /**
+   * {@link #render} as multi-document YAML, for dry runs: an image-pull Secret shows its user and
+   * registry but {@value PullSecret#REDACTED} for the password ({@link PullSecret#redacted}),
+   * because this text is printed, logged and pasted; the submission sends the real value.
+   */
   public static String yaml(JobOptions options, JobKind kind, BuildContext context,
       Optional<ImageRef> image) {
-    return Yaml.write(render(options, kind, context, image).objects());
+    return Yaml.write(PullSecret.redacted(render(options, kind, context, image).objects()));
   }
 
   /**
@@ -143,13 +147,17 @@ public final class JobRendering {
     labels.put(Metadata.JOB_NAME, name);
     labels.put(Metadata.RUN_ID, runId);
 
+    Optional<String> pullSecret = options.pullCredentials().map(c -> PullSecret.name(name));
     List<Map<String, Object>> templates = new ArrayList<>();
     for (ReplicaSlot slot : kind.slots()) {
-      templates.add(podTemplate(options, kind, context, image, name, labels, slot));
+      templates.add(podTemplate(options, kind, context, image, name, labels, slot, pullSecret));
     }
 
     Map<String, Object> metadata = objectMetadata(name, options, labels);
     List<Map<String, Object>> objects = new ArrayList<>();
+    // First, so the Secret exists before any pod tries to pull.
+    options.pullCredentials().ifPresent(credentials -> objects.add(Canonical.object(Json.prune(
+        PullSecret.manifest(name, Json.copyMap(metadata), credentials)))));
     for (Map<String, Object> dependency : kind.dependencies(name,
         Json.copyMap(metadata))) {
       objects.add(Canonical.object(Json.prune(dependency)));
@@ -180,7 +188,7 @@ public final class JobRendering {
 
   private static Map<String, Object> podTemplate(JobOptions options, JobKind kind,
       BuildContext context, String image, String name, Map<String, String> labels,
-      ReplicaSlot slot) {
+      ReplicaSlot slot, Optional<String> pullSecret) {
     Map<String, Object> container = Json.map();
     container.put("name", kind.containerName());
     container.put("image", image);
@@ -210,6 +218,7 @@ public final class JobRendering {
     PodTemplate view = PodTemplate.of(kind.kind(), slot.type(), false, kind.containerName(),
         template);
     options.env().forEach(view::putEnv);
+    pullSecret.ifPresent(view::addImagePullSecret);
     for (JobOptions.MutatorBinding binding : options.mutators()) {
       if (binding.appliesTo(slot.type())) {
         binding.mutator().apply(PodTemplate.of(kind.kind(), slot.type(),

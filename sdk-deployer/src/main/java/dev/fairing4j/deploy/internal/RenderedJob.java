@@ -25,6 +25,15 @@ public record RenderedJob(String kind, String name, String namespace,
     objects = List.copyOf(objects);
   }
 
+  /**
+   * {@code PyTorchJob team/mnist (3 objects)}: never the objects themselves, which may hold the
+   * real data of an image-pull Secret.
+   */
+  @Override
+  public String toString() {
+    return kind + " " + namespace + "/" + name + " (" + objects.size() + " objects)";
+  }
+
   /** The training object (the last one). */
   public Map<String, Object> trainingObject() {
     return objects.get(objects.size() - 1);

@@ -10,6 +10,7 @@ import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.internal.ClusterBackend;
 import dev.fairing4j.deploy.internal.RenderedJob;
+import dev.fairing4j.deploy.internal.StorageBackend;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.kubernetes.internal.ClusterSettings;
 import dev.fairing4j.deploy.kubernetes.internal.JobRef;
@@ -18,7 +19,9 @@ import dev.fairing4j.deploy.kubernetes.internal.KubeConnection;
 import dev.fairing4j.deploy.kubernetes.internal.KubeEnvironment;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deploy.kubernetes.internal.StorageReconciler;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
+import dev.fairing4j.deploy.storage.Ensured;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,14 +42,16 @@ import java.util.stream.Collectors;
  * network, so a wrong context fails before any request. {@link #toString()} shows the choices,
  * never credentials.
  *
- * <p>RBAC it needs in the job's namespace (a Role): {@code get, create, delete} on the job kinds
- * ({@code pytorchjobs, tfjobs} in {@code kubeflow.org}, {@code jobs} in {@code batch});
- * {@code create, patch, delete} on what jobs bring along ({@code services, secrets, configmaps,
- * persistentvolumeclaims}); {@code get, list} on {@code pods}, {@code get} on {@code pods/log},
- * {@code list} on {@code events}. Optional: {@code get} on {@code namespaces} (cluster-wide), used
- * only to tell a missing namespace from a missing operator when a server's 404 says neither.
+ * <p>RBAC it needs (all of it in {@code docs/rbac.yaml}): in the job's namespace (a Role)
+ * {@code get, list, create, delete} on the job kinds ({@code pytorchjobs, tfjobs} in
+ * {@code kubeflow.org}, {@code jobs} in {@code batch}); {@code get, create, patch, delete} on
+ * what jobs bring along ({@code services, secrets, persistentvolumeclaims}); {@code get, list} on
+ * {@code pods}, {@code get} on {@code pods/log}, {@code list} on {@code events}. Cluster-wide (a
+ * ClusterRole): {@code get, create} on {@code persistentvolumes} for the storage helpers, and
+ * optionally {@code get} on {@code namespaces}, used only to tell a missing namespace from a
+ * missing operator when a server's 404 says neither.
  */
-public final class KubernetesCluster implements Cluster, ClusterBackend {
+public final class KubernetesCluster implements Cluster, ClusterBackend, StorageBackend {
   private final ClusterSettings settings;
   private final KubeEnvironment environment;
   private final Timings timings;
@@ -184,6 +189,18 @@ public final class KubernetesCluster implements Cluster, ClusterBackend {
     return new KubernetesTrainingJob(connection::rest,
         new JobRef(ResourceRef.of(apiVersion, job.kind()), job.namespace(), job.name()), timings,
         listener);
+  }
+
+  /**
+   * Creates a PersistentVolume or claim unless an equal one exists; what
+   * {@code Volumes.on(cluster).ensure(..)} calls. Needs {@code get, create} on
+   * {@code persistentvolumes} (a ClusterRole) or {@code persistentvolumeclaims} (a Role), and
+   * {@code patch} on claims to grow one.
+   */
+  @Override
+  public Ensured ensureStorage(Map<String, Object> manifest, String namespace) {
+    Objects.requireNonNull(manifest, "manifest");
+    return new StorageReconciler(connection.rest()).ensure(manifest, namespace);
   }
 
   /** A handle on an existing job, for re-attaching; reads nothing until it is used. */

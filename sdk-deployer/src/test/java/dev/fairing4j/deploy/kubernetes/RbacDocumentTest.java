@@ -1,0 +1,188 @@
+package dev.fairing4j.deploy.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.RegistryCredentials;
+import dev.fairing4j.core.Secret;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.KubernetesApiFixture;
+import dev.fairing4j.deploy.Clusters;
+import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deploy.Fixtures;
+import dev.fairing4j.deploy.Mutators;
+import dev.fairing4j.deploy.kubernetes.internal.ApiErrors;
+import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
+import dev.fairing4j.deploy.kubernetes.internal.Operation;
+import dev.fairing4j.deploy.kubernetes.internal.Redactor;
+import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deploy.storage.Volumes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * docs/rbac.yaml grants what the SDK does: every request a full run sends to the API server, and
+ * every rule a 403 error of the SDK's own operations asks for, is allowed by the Role (namespaced
+ * resources) or the ClusterRole (cluster-wide ones), bound to the ServiceAccount fairing4j.
+ */
+class RbacDocumentTest {
+  private static final Path RBAC = Path.of("..", "docs", "rbac.yaml");
+  private static final Pattern API_PATH = Pattern.compile(
+      "/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/([^/]+))?/([a-z]+)(?:/([^/?]+))?(?:/([a-z]+))?");
+
+  @RegisterExtension
+  static final KubernetesApiFixture K8S = new KubernetesApiFixture();
+
+  /** One permission: API group, resource (with subresource), verb, and whether namespaced. */
+  private record Grant(String group, String resource, String verb, boolean namespaced) {}
+
+  @Test
+  void theDocumentHoldsARoleAndAClusterRoleBoundToTheServiceAccount() {
+    List<Map<String, Object>> docs = documents();
+    assertThat(docs).extracting(d -> d.get("kind")).containsExactly("ServiceAccount", "Role",
+        "RoleBinding", "ClusterRole", "ClusterRoleBinding");
+    for (Map<String, Object> binding : docs) {
+      if (String.valueOf(binding.get("kind")).endsWith("Binding")) {
+        String roleKind = String.valueOf(binding.get("kind")).replace("Binding", "");
+        assertThat(Fixtures.<String>at(binding, "roleRef", "kind")).isEqualTo(roleKind);
+        assertThat(Fixtures.<String>at(binding, "roleRef", "name")).isEqualTo("fairing4j");
+        assertThat(Fixtures.<Map<String, Object>>at(binding, "subjects", 0))
+            .containsEntry("kind", "ServiceAccount").containsEntry("name", "fairing4j")
+            .containsEntry("namespace", "kubeflow");
+      }
+    }
+    // Least privilege: nothing cluster-wide beyond volumes and namespace reads, no wildcards.
+    assertThat(grants(false)).extracting(Grant::resource)
+        .containsOnly("persistentvolumes", "namespaces");
+    assertThat(grants(true)).noneMatch(g -> g.verb().equals("*") || g.resource().equals("*"));
+  }
+
+  @Test
+  void everyRuleA403HintAsksForIsGranted() {
+    List<Operation> operations = new ArrayList<>();
+    Optional<String> ns = Optional.of("kubeflow");
+    for (String kind : List.of("PyTorchJob", "TFJob")) {
+      ResourceRef job = ResourceRef.of("kubeflow.org/v1", kind);
+      operations.add(Operation.on("get", job, ns, "mnist"));
+      operations.add(Operation.create(job, ns, "mnist"));
+      operations.add(Operation.on("delete", job, ns, "mnist"));
+      operations.add(Operation.onCollection("list", job, ns));
+    }
+    ResourceRef batch = ResourceRef.of("batch/v1", "Job");
+    operations.add(Operation.on("get", batch, ns, "mnist"));
+    operations.add(Operation.create(batch, ns, "mnist"));
+    operations.add(Operation.on("delete", batch, ns, "mnist"));
+    for (String kind : List.of("Service", "Secret", "PersistentVolumeClaim")) {
+      ResourceRef dependency = ResourceRef.of("v1", kind);
+      operations.add(Operation.create(dependency, ns, "x"));
+      operations.add(Operation.on("get", dependency, ns, "x"));
+      operations.add(Operation.on("patch", dependency, ns, "x"));
+      operations.add(Operation.on("delete", dependency, ns, "x"));
+    }
+    operations.add(Operation.onCollection("list", ResourceRef.PODS, ns));
+    operations.add(Operation.on("get", ResourceRef.PODS, ns, "mnist-master-0"));
+    operations.add(Operation.on("get", ResourceRef.PODS, ns, "mnist-master-0").sub("log"));
+    operations.add(Operation.onCollection("list", ResourceRef.EVENTS, ns));
+    ResourceRef volumes = ResourceRef.of("v1", "PersistentVolume");
+    operations.add(Operation.on("get", volumes, Optional.empty(), "models"));
+    operations.add(Operation.create(volumes, Optional.empty(), "models"));
+    operations.add(Operation.on("get", ResourceRef.NAMESPACES, Optional.empty(), "kubeflow"));
+
+    Pattern rule = Pattern.compile("apiGroups: \\[\"([^\"]*)\"]\\s+resources: \\[\"([^\"]+)\"]"
+        + "\\s+verbs: \\[\"([^\"]+)\"]");
+    for (Operation operation : operations) {
+      KubernetesApiException denial = ApiErrors.translate(operation,
+          new KubeRest.Response(403, ""), n -> Optional.empty(), Redactor.NONE);
+      String hint = denial.hint().orElseThrow();
+      Matcher asked = rule.matcher(hint);
+      assertThat(asked.find()).as(hint).isTrue();
+      boolean namespaced = hint.contains("a Role in namespace");
+      assertThat(grants(namespaced)).as("%s asks for %s", operation.what(), hint)
+          .contains(new Grant(asked.group(1), asked.group(2), asked.group(3), namespaced));
+    }
+  }
+
+  @Test
+  void everyRequestOfAFullRunIsGranted() {
+    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(K8S.kubeconfig())
+        .namespace("kubeflow").withTimings(TestJobs.FAST);
+    Volumes.on(cluster).ensure(Volumes.hostPathPersistentVolume("models", "/mnt/models", "1Gi",
+        List.of("ReadWriteOnce"), Map.of("app", "models")),
+        Volumes.claim("models", "1Gi", Map.of("app", "models"), ""));
+    Volumes.on(cluster).ensure(Volumes.claim("models", "2Gi", Map.of("app", "models"), ""));
+    TrainingJob job = Deployers.job("mnist").replicas(2)
+        .mutate(Mutators.pvc("models", "/models"))
+        .withPullCredentials(new RegistryCredentials("registry.example.com", "alice",
+            Secret.of("password")))
+        .on(cluster).deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE);
+    job.status();
+    job.delete();
+    Deployers.pyTorchJob("mnist").workers(1).on(cluster)
+        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE)
+        .status();
+
+    Set<Grant> used = new HashSet<>();
+    for (String line : K8S.requestLines()) {
+      String method = line.substring(0, line.indexOf(' '));
+      Matcher path = API_PATH.matcher(line.substring(line.indexOf(' ') + 1));
+      assertThat(path.lookingAt()).as(line).isTrue();
+      boolean named = path.group(4) != null;
+      String verb = switch (method) {
+        case "GET" -> named ? "get" : "list";
+        case "POST" -> "create";
+        case "PATCH" -> "patch";
+        case "DELETE" -> "delete";
+        default -> throw new AssertionError(line);
+      };
+      String resource = path.group(3) + (path.group(5) == null ? "" : "/" + path.group(5));
+      used.add(new Grant(path.group(1) == null ? "" : path.group(1), resource, verb,
+          path.group(2) != null));
+    }
+    assertThat(used).extracting(Grant::resource).contains("persistentvolumes",
+        "persistentvolumeclaims", "secrets", "services", "jobs", "pytorchjobs", "pods");
+    for (Grant grant : used) {
+      assertThat(grants(grant.namespaced())).as("request %s", grant).contains(grant);
+    }
+  }
+
+  private static Set<Grant> grants(boolean namespaced) {
+    Set<Grant> result = new HashSet<>();
+    for (Map<String, Object> doc : documents()) {
+      if (!doc.get("kind").equals(namespaced ? "Role" : "ClusterRole")) {
+        continue;
+      }
+      List<Map<String, Object>> rules = Fixtures.at(doc, "rules");
+      for (Map<String, Object> rule : rules) {
+        for (Object group : (List<?>) rule.get("apiGroups")) {
+          for (Object resource : (List<?>) rule.get("resources")) {
+            for (Object verb : (List<?>) rule.get("verbs")) {
+              result.add(new Grant(String.valueOf(group), String.valueOf(resource),
+                  String.valueOf(verb), namespaced));
+            }
+          }
+        }
+      }
+    }
+    return result;
+  }
+
+  private static List<Map<String, Object>> documents() {
+    try {
+      return Fixtures.parse(Files.readString(RBAC));
+    } catch (IOException e) {
+      throw new AssertionError("docs/rbac.yaml is missing: " + RBAC.toAbsolutePath(), e);
+    }
+  }
+}
