@@ -66,8 +66,10 @@ class KubernetesJobHandleTest {
   }
 
   private void setStatus(String path, String json) {
-    mock.mergePatch(path + "/status", "{\"status\":{\"conditions\":null}}");
-    mock.mergePatch(path + "/status", "{\"status\":" + json + "}");
+    // One request, so a poll never sees a half-written status (a merge patch would append to
+    // the conditions list on this mock, and clearing first opens a window).
+    mock.jsonPatch(path + "/status", "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+        + json + "}]");
   }
 
   static String condition(String type, String status, String reason, String message) {

@@ -34,6 +34,11 @@ final class MockObjects {
     return send("PATCH", path, json, "application/merge-patch+json");
   }
 
+  /** Sends a JSON patch (RFC 6902) to {@code path}: several operations applied at once. */
+  Map<String, Object> jsonPatch(String path, String json) {
+    return send("PATCH", path, json, "application/json-patch+json");
+  }
+
   /** GETs {@code path}; an empty map for 404. */
   Map<String, Object> get(String path) {
     return send("GET", path, null, "application/json");
