@@ -15,6 +15,22 @@ public final class TextTable {
     this.header = List.copyOf(header);
   }
 
+  /** {@code rows} under {@code header} as aligned text, as {@link #toText()}. */
+  public static String text(List<String> header, List<List<String>> rows) {
+    return of(header, rows).toText();
+  }
+
+  /** {@code rows} under {@code header} as an HTML table, as {@link #toHtml()}. */
+  public static String html(List<String> header, List<List<String>> rows) {
+    return of(header, rows).toHtml();
+  }
+
+  private static TextTable of(List<String> header, List<List<String>> rows) {
+    TextTable table = new TextTable(header);
+    rows.forEach(row -> table.row(row.toArray(String[]::new)));
+    return table;
+  }
+
   /** A table with these column titles. */
   public static TextTable of(String... header) {
     return new TextTable(List.of(header));
@@ -87,6 +103,6 @@ public final class TextTable {
   /** Escapes the HTML special characters. */
   public static String escape(String text) {
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        .replace("\"", "&quot;");
+        .replace("\"", "&quot;").replace("'", "&#39;");
   }
 }

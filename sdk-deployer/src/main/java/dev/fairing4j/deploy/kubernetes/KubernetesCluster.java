@@ -9,6 +9,7 @@ import dev.fairing4j.core.Validators;
 import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.internal.ClusterBackend;
+import dev.fairing4j.deploy.internal.JobDirectory;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.StorageBackend;
 import dev.fairing4j.deploy.internal.SubmitOptions;
@@ -51,7 +52,8 @@ import java.util.stream.Collectors;
  * optionally {@code get} on {@code namespaces}, used only to tell a missing namespace from a
  * missing operator when a server's 404 says neither.
  */
-public final class KubernetesCluster implements Cluster, ClusterBackend, StorageBackend {
+public final class KubernetesCluster implements Cluster, ClusterBackend, StorageBackend,
+    JobDirectory.Provider {
   private final ClusterSettings settings;
   private final KubeEnvironment environment;
   private final Timings timings;
@@ -203,11 +205,23 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     return new StorageReconciler(connection.rest()).ensure(manifest, namespace);
   }
 
+  /** The jobs of this cluster, for {@link dev.fairing4j.deploy.TrainingClient}; reads nothing. */
+  @Override
+  public JobDirectory jobDirectory() {
+    return new KubernetesJobDirectory(this, connection::rest, timings);
+  }
+
   /** A handle on an existing job, for re-attaching; reads nothing until it is used. */
   KubernetesTrainingJob attach(String apiVersion, String kind, String name, String namespace) {
+    return attach(apiVersion, kind, name, namespace, ProgressListener.NONE);
+  }
+
+  /** A handle on an existing job reporting phase changes to {@code progress}. */
+  KubernetesTrainingJob attach(String apiVersion, String kind, String name, String namespace,
+      ProgressListener progress) {
     return new KubernetesTrainingJob(connection::rest,
         new JobRef(ResourceRef.of(apiVersion, kind), namespace, name), timings,
-        ProgressListener.NONE);
+        GuardedListener.guard(progress));
   }
 
   /** This cluster as seen in {@code environment} (tests describe a machine with it). */

@@ -2,25 +2,29 @@ package dev.fairing4j.deploy.kubernetes;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobLogs;
-import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
-import dev.fairing4j.core.PodInfo;
-import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deploy.OnTimeout;
+import dev.fairing4j.deploy.internal.OwnedObjects;
 import dev.fairing4j.deploy.kubernetes.internal.Deletion;
-import dev.fairing4j.deploy.kubernetes.internal.FailureReport;
+import dev.fairing4j.deploy.kubernetes.internal.JobCompletion;
+import dev.fairing4j.deploy.kubernetes.internal.JobKinds;
 import dev.fairing4j.deploy.kubernetes.internal.JobReader;
 import dev.fairing4j.deploy.kubernetes.internal.JobRef;
+import dev.fairing4j.deploy.kubernetes.internal.JsonTree;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.KubernetesJobLogs;
+import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * Every call reads the cluster afresh; the handle holds no open connection, so it can sit in a
  * notebook variable for hours.
  *
- * <p>{@link #waitForCompletion} polls the status (every two seconds); a later version follows a
- * watch instead, resuming after dropped connections. {@link #logs()} follows by polling as well.
+ * <p>{@link #waitForCompletion} follows a watch on the job, resuming after dropped connections
+ * and relisting after 410 Gone; it polls only where the API server refuses watches.
+ * {@link #logs()} follows live log streams.
  */
-public final class KubernetesTrainingJob implements TrainingJob {
+public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesTrainingJob.class);
 
   private final Supplier<KubeRest> rest;
@@ -77,45 +82,69 @@ public final class KubernetesTrainingJob implements TrainingJob {
   }
 
   /**
-   * Polls the status until the job succeeds, fails or {@code timeout} passes, reporting phase
-   * changes to the pipeline's progress listener. The job keeps running after a timeout.
-   *
-   * @throws dev.fairing4j.core.JobFailedException with the failed replica, its exit code, the
-   *     operator's message, the replica's last log lines and the Warning events
-   * @throws JobTimeoutException when {@code timeout} passes first
+   * Follows the job until it succeeds, fails or {@code timeout} passes, and leaves it running on
+   * timeout; see {@link #waitForCompletion(Duration, OnTimeout)}.
    */
   @Override
   public JobStatus waitForCompletion(Duration timeout) {
+    return waitForCompletion(timeout, OnTimeout.KEEP);
+  }
+
+  /**
+   * Follows the job until it succeeds, fails or {@code timeout} passes, reporting phase changes
+   * to the pipeline's progress listener. The wait is driven by a watch on the job: a dropped
+   * connection is resumed from the last resourceVersion and a 410 Gone by listing the job again,
+   * so a terminal condition is never missed. Only when the API server refuses to watch (e.g. no
+   * {@code watch} permission) does it fall back to polling every two seconds.
+   *
+   * <p>The deadline is enforced here rather than left to the operator's
+   * {@code activeDeadlineSeconds}, which can fire late: on timeout the job is left running,
+   * deleted or suspended as {@code onTimeout} says, then the exception is thrown.
+   *
+   * @throws dev.fairing4j.core.JobFailedException with the failed replica, its exit code, the
+   *     operator's message, the replica's last log lines and the Warning events
+   * @throws JobTimeoutException when {@code timeout} passes first; its message says what was done
+   *     with the job
+   */
+  public JobStatus waitForCompletion(Duration timeout, OnTimeout onTimeout) {
     Objects.requireNonNull(timeout, "timeout");
-    KubeRest client = rest.get();
-    JobReader reader = new JobReader(client, job);
+    Objects.requireNonNull(onTimeout, "onTimeout");
     long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-    JobPhase previous = null;
-    while (true) {
-      Map<String, Object> object = reader.requireObject();
-      List<JobReader.JobPod> pods = reader.jobPods(object);
-      JobStatus status = reader.status(object, pods.stream().map(JobReader.JobPod::info).toList());
-      JobPhase phase = status.phase();
-      if (phase != previous) {
-        progress.onEvent(new ProgressEvent.PhaseChanged(job.name(), previous, phase,
-            countByPhase(status.pods())));
-        LOG.debug("{} is {}", job, phase);
-        previous = phase;
-      }
-      if (phase == JobPhase.SUCCEEDED) {
-        return status;
-      }
-      if (phase == JobPhase.FAILED) {
-        throw FailureReport.explain(client, job, status,
-            pods.stream().map(JobReader.JobPod::object).toList());
-      }
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        throw new JobTimeoutException(status, timeout, null);
-      }
-      Timings.sleep(Duration.ofNanos(Math.min(left, timings.poll().toNanos())),
-          "wait for " + job);
+    JobCompletion completion = new JobCompletion(rest.get(), job, timings, progress);
+    Optional<JobStatus> done = completion.await(deadline);
+    if (done.isPresent()) {
+      return done.get();
     }
+    JobStatus last = completion.lastStatus();
+    String action = switch (onTimeout) {
+      case KEEP -> null;
+      case DELETE -> {
+        delete();
+        yield "deleted it";
+      }
+      case SUSPEND -> {
+        suspend();
+        yield "suspended it (resume by setting " + suspendField() + " to false)";
+      }
+    };
+    throw new JobTimeoutException(last, timeout, action);
+  }
+
+  /**
+   * Suspends the job: the operator (or the Job controller) deletes its pods and keeps the object,
+   * so it can be resumed later. Kubeflow kinds through {@code spec.runPolicy.suspend}, batch Jobs
+   * through {@code spec.suspend}.
+   */
+  public void suspend() {
+    Map<String, Object> patch = JobKinds.isBatch(job.kind())
+        ? Map.of("spec", Map.of("suspend", true))
+        : Map.of("spec", Map.of("runPolicy", Map.of("suspend", true)));
+    rest.get().mergePatch(job.resource(), job.ns(), job.name(), patch);
+    LOG.info("Suspended {}", job);
+  }
+
+  private String suspendField() {
+    return JobKinds.isBatch(job.kind()) ? "spec.suspend" : "spec.runPolicy.suspend";
   }
 
   /** The logs of every replica's training container; see {@link JobLogs}. */
@@ -137,10 +166,42 @@ public final class KubernetesTrainingJob implements TrainingJob {
     LOG.info(deleted ? "Deleted {}" : "{} was already gone", job);
   }
 
-  private static Map<String, Integer> countByPhase(List<PodInfo> pods) {
-    Map<String, Integer> counts = new TreeMap<>();
-    pods.forEach(p -> counts.merge(p.phase(), 1, Integer::sum));
-    return counts;
+  /**
+   * Creates {@code objects} owned by this job (ownerReference with its uid, blockOwnerDeletion),
+   * so a Foreground {@link #delete()} removes them first; an object that exists is kept.
+   */
+  @Override
+  public List<Map<String, Object>> createOwned(List<Map<String, Object>> objects) {
+    KubeRest client = rest.get();
+    Map<String, Object> owner = new JobReader(client, job).requireObject();
+    Map<String, Object> reference = new LinkedHashMap<>();
+    reference.put("apiVersion", JsonTree.string(owner, "apiVersion")
+        .orElse(job.resource().apiVersion()));
+    reference.put("kind", job.kind());
+    reference.put("name", job.name());
+    reference.put("uid", JsonTree.string(owner, "metadata", "uid").orElse(""));
+    reference.put("blockOwnerDeletion", true);
+    List<Map<String, Object>> stored = new ArrayList<>();
+    for (Map<String, Object> object : objects) {
+      Map<String, Object> copy = new LinkedHashMap<>(object);
+      Map<String, Object> metadata = new LinkedHashMap<>(JsonTree.map(object, "metadata"));
+      metadata.put("namespace", job.namespace());
+      metadata.put("ownerReferences", List.of(reference));
+      copy.put("metadata", metadata);
+      ResourceRef resource = ResourceRef.of(String.valueOf(copy.get("apiVersion")),
+          String.valueOf(copy.get("kind")));
+      String name = String.valueOf(metadata.get("name"));
+      try {
+        stored.add(client.create(resource, job.ns(), copy));
+        LOG.info("Created {} {} owned by {}", resource.kind(), name, job);
+      } catch (KubernetesApiException e) {
+        if (e.problem() != KubernetesApiException.Problem.ALREADY_EXISTS) {
+          throw e;
+        }
+        stored.add(client.find(resource, job.ns(), name).orElseThrow(() -> e));
+      }
+    }
+    return stored;
   }
 
   @Override

@@ -6,6 +6,8 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.internal.ClusterBackend;
+import dev.fairing4j.deploy.internal.JobDirectory;
+import dev.fairing4j.deploy.local.internal.LocalJobDirectory;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.local.internal.LocalSettings;
@@ -50,7 +52,7 @@ import java.util.Optional;
  * Cluster local = LocalCluster.create().volume("traindb-models-claim", Path.of("models"));
  * }</pre>
  */
-public final class LocalCluster implements Cluster, ClusterBackend {
+public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory.Provider {
   private final LocalSettings settings;
 
   private LocalCluster(LocalSettings settings) {
@@ -187,6 +189,15 @@ public final class LocalCluster implements Cluster, ClusterBackend {
     Objects.requireNonNull(context, "context");
     return LocalSubmitter.submit(settings, job, context,
         options == null ? SubmitOptions.DEFAULT : options, progress);
+  }
+
+  /**
+   * The local jobs for {@link dev.fairing4j.deploy.TrainingClient}, read from the state directory
+   * (so another JVM's client sees them too).
+   */
+  @Override
+  public JobDirectory jobDirectory() {
+    return new LocalJobDirectory(this);
   }
 
   /** True: the local cluster runs the build context itself, so a pipeline builds no image. */

@@ -227,9 +227,11 @@ class KubernetesJobHandleTest {
   @Test
   void waitReturnsOnSuccessAndReportsPhaseChanges() {
     status("{\"conditions\":[" + condition("Running", "True", "PyTorchJobRunning", "") + "]}");
-    later.schedule(() -> status("{\"conditions\":["
+    // One patch (the mock appends the conditions): clearing first would show a reader a
+    // Pending job in between.
+    later.schedule(() -> mock.mergePatch(JOB + "/status", "{\"status\":{\"conditions\":["
         + condition("Running", "False", "PyTorchJobRunning", "") + ","
-        + condition("Succeeded", "True", "PyTorchJobSucceeded", "done") + "]}"),
+        + condition("Succeeded", "True", "PyTorchJobSucceeded", "done") + "]}}"),
         200, TimeUnit.MILLISECONDS);
 
     JobStatus end = job.waitForCompletion(Duration.ofSeconds(10));

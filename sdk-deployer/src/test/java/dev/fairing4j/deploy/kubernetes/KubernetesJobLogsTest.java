@@ -113,19 +113,19 @@ class KubernetesJobLogsTest {
   void followingNeitherLosesNorRepeatsLinesAndEndsWithTheJob() {
     pods("Running", "Succeeded");
     jobStatus("Running");
-    K8S.server().expect().get().withPath(MASTER_LOG + "&timestamps=true")
+    K8S.server().expect().get().withPath(MASTER_LOG + "&follow=true&timestamps=true")
         .andReturn(200, line("12:00:00.100000000", "one") + line("12:00:00.500000000", "two"))
         .always();
     // Resumed from the last line's second: the answer repeats what was delivered.
     K8S.server().expect().get()
-        .withPath(MASTER_LOG + "&timestamps=true&sinceTime=2024-05-01T12%3A00%3A00Z")
+        .withPath(MASTER_LOG + "&follow=true&timestamps=true&sinceTime=2024-05-01T12%3A00%3A00Z")
         .andReturn(200, line("12:00:00.100000000", "one") + line("12:00:00.500000000", "two")
             + line("12:00:01.200000000", "three"))
         .always();
     K8S.server().expect().get()
-        .withPath(MASTER_LOG + "&timestamps=true&sinceTime=2024-05-01T12%3A00%3A01Z")
+        .withPath(MASTER_LOG + "&follow=true&timestamps=true&sinceTime=2024-05-01T12%3A00%3A01Z")
         .andReturn(200, line("12:00:01.200000000", "three")).always();
-    K8S.server().expect().get().withPath(WORKER_LOG + "&timestamps=true")
+    K8S.server().expect().get().withPath(WORKER_LOG + "&follow=true&timestamps=true")
         .andReturn(200, line("12:00:00.200000000", "worker finished")).always();
     List<String> seen = new CopyOnWriteArrayList<>();
 
@@ -146,9 +146,9 @@ class KubernetesJobLogsTest {
   void closingStopsFollowingAtOnce() {
     pods("Running", "Running");
     jobStatus("Running");
-    K8S.server().expect().get().withPath(MASTER_LOG + "&timestamps=true")
+    K8S.server().expect().get().withPath(MASTER_LOG + "&follow=true&timestamps=true")
         .andReturn(200, "").always();
-    K8S.server().expect().get().withPath(WORKER_LOG + "&timestamps=true")
+    K8S.server().expect().get().withPath(WORKER_LOG + "&follow=true&timestamps=true")
         .andReturn(200, "").always();
 
     LogStream stream = job.logs().stream(line -> { });

@@ -62,9 +62,10 @@ class RbacDocumentTest {
             .containsEntry("namespace", "kubeflow");
       }
     }
-    // Least privilege: nothing cluster-wide beyond volumes and namespace reads, no wildcards.
+    // Least privilege: cluster-wide only volumes, namespace reads and the node and pod reads of
+    // topNodes(); no wildcards.
     assertThat(grants(false)).extracting(Grant::resource)
-        .containsOnly("persistentvolumes", "namespaces");
+        .containsOnly("persistentvolumes", "namespaces", "nodes", "pods");
     assertThat(grants(true)).noneMatch(g -> g.verb().equals("*") || g.resource().equals("*"));
   }
 

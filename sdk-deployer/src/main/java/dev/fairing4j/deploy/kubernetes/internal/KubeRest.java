@@ -8,6 +8,7 @@ import io.kubernetes.client.openapi.Pair;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.ResponseBody;
 
@@ -110,6 +112,91 @@ public final class KubeRest {
   }
 
   /**
+   * Lists a namespaced kind in every namespace ({@code /api/v1/pods}), for views of the whole
+   * cluster such as the GPUs allocated per node.
+   */
+  public List<Map<String, Object>> listAllNamespaces(ResourceRef resource,
+      Optional<String> labelSelector) {
+    Operation operation = Operation.onCollection("list", resource, Optional.empty());
+    String path = (resource.isCore() ? "/api/" + resource.version()
+        : "/apis/" + resource.group() + "/" + resource.version()) + "/" + resource.plural();
+    List<Pair> query = new ArrayList<>();
+    labelSelector.ifPresent(s -> query.add(new Pair("labelSelector", s)));
+    Response response = send("GET", path, operation, query, null, JSON);
+    if (!response.ok()) {
+      throw error(operation, response);
+    }
+    return JsonTree.maps(response.json(), "items");
+  }
+
+  /**
+   * A list's items with the collection's resourceVersion, the point from which a watch sees every
+   * later change.
+   *
+   * @param items the objects
+   * @param resourceVersion the list's {@code metadata.resourceVersion}, empty when not reported
+   */
+  public record Listing(List<Map<String, Object>> items, String resourceVersion) {
+    /** Copies the items. */
+    public Listing {
+      items = List.copyOf(items);
+      Objects.requireNonNull(resourceVersion, "resourceVersion");
+    }
+  }
+
+  /** Lists objects matching the field selector, with the list's resourceVersion. */
+  public Listing listing(ResourceRef resource, Optional<String> namespace,
+      Optional<String> fieldSelector) {
+    Operation operation = Operation.onCollection("list", resource, namespace);
+    List<Pair> query = new ArrayList<>();
+    fieldSelector.ifPresent(s -> query.add(new Pair("fieldSelector", s)));
+    Response response = send("GET", operation, query, null, JSON);
+    if (!response.ok()) {
+      throw error(operation, response);
+    }
+    Map<String, Object> json = response.json();
+    return new Listing(JsonTree.maps(json, "items"),
+        JsonTree.string(json, "metadata", "resourceVersion").orElse(""));
+  }
+
+  /**
+   * Opens a watch on the collection from {@code resourceVersion} (bookmarks allowed). The server
+   * ends it after {@code serverTimeout}; the client gives up after {@code callTimeout} whatever
+   * happens, because a watch has no read timeout (events may be minutes apart).
+   *
+   * @throws IOException when the API server cannot be reached or the call timed out
+   */
+  public WatchStream watch(ResourceRef resource, Optional<String> namespace,
+      String fieldSelector, String resourceVersion, Duration serverTimeout, Duration callTimeout)
+      throws IOException {
+    Operation operation = Operation.onCollection("watch", resource, namespace);
+    List<Pair> query = new ArrayList<>();
+    query.add(new Pair("watch", "true"));
+    query.add(new Pair("allowWatchBookmarks", "true"));
+    query.add(new Pair("fieldSelector", fieldSelector));
+    if (!resourceVersion.isEmpty()) {
+      query.add(new Pair("resourceVersion", resourceVersion));
+    }
+    query.add(new Pair("timeoutSeconds",
+        String.valueOf(Math.max(1, serverTimeout.toSeconds()))));
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", JSON);
+    Call call;
+    try {
+      call = client.buildCall(null, operation.path(), "GET", query, new ArrayList<>(), null,
+          headers, new HashMap<>(), new HashMap<>(), AUTH, null);
+    } catch (ApiException e) {
+      throw unreachable(operation, e);
+    }
+    // Same connection pool, authentication and TLS; no read timeout, a bound on the whole call.
+    OkHttpClient streaming = client.getHttpClient().newBuilder()
+        .readTimeout(Duration.ZERO)
+        .callTimeout(Duration.ofMillis(Math.max(1, callTimeout.toMillis())))
+        .build();
+    return new WatchStream(streaming.newCall(call.request()).execute());
+  }
+
+  /**
    * Deletes one object with {@code propagation} ({@code Foreground}, {@code Background} or
    * {@code Orphan}); false when it did not exist.
    */
@@ -190,6 +277,60 @@ public final class KubeRest {
     return response.body();
   }
 
+  /**
+   * What a container-log request asks for.
+   *
+   * @param follow keep the response open and send lines as the container writes them
+   * @param previous the log of the container's previous instance (before its last restart)
+   * @param tailLines only the last lines
+   * @param sinceTime only lines from this time, truncated to the second the API accepts
+   */
+  public record LogQuery(boolean follow, boolean previous, Optional<Integer> tailLines,
+      Optional<Instant> sinceTime) {
+    /** Checks the parts. */
+    public LogQuery {
+      tailLines = tailLines == null ? Optional.empty() : tailLines;
+      sinceTime = sinceTime == null ? Optional.empty() : sinceTime;
+    }
+  }
+
+  /**
+   * Opens a container's log with {@code timestamps=true}. A followed log has no read timeout (a
+   * quiet training script prints nothing for minutes); the caller closes the connection to stop.
+   *
+   * @throws IOException when the API server cannot be reached
+   */
+  public LogConnection openLog(String namespace, String pod, String container, LogQuery query)
+      throws IOException {
+    Operation operation = Operation.on("get", ResourceRef.PODS, Optional.of(namespace), pod)
+        .sub("log");
+    List<Pair> params = new ArrayList<>();
+    params.add(new Pair("container", container));
+    if (query.follow()) {
+      params.add(new Pair("follow", "true"));
+    }
+    if (query.previous()) {
+      params.add(new Pair("previous", "true"));
+    }
+    query.tailLines().ifPresent(t -> params.add(new Pair("tailLines", String.valueOf(t))));
+    params.add(new Pair("timestamps", "true"));
+    query.sinceTime().ifPresent(t -> params.add(new Pair("sinceTime",
+        t.truncatedTo(ChronoUnit.SECONDS).toString())));
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", "text/plain, */*");
+    Call call;
+    try {
+      call = client.buildCall(null, operation.path(), "GET", params, new ArrayList<>(), null,
+          headers, new HashMap<>(), new HashMap<>(), AUTH, null);
+    } catch (ApiException e) {
+      throw unreachable(operation, e);
+    }
+    OkHttpClient streaming = client.getHttpClient().newBuilder()
+        .readTimeout(query.follow() ? Duration.ZERO : Duration.ofSeconds(60)).build();
+    Call streamingCall = streaming.newCall(call.request());
+    return new LogConnection(streamingCall, streamingCall.execute());
+  }
+
   /** The exception for a failed response, asking about the namespace when the body is mute. */
   public KubernetesApiException error(Operation operation, Response response) {
     return ApiErrors.translate(operation, response, this::namespaceExists, config.redactor());
@@ -197,7 +338,11 @@ public final class KubeRest {
 
   private Response send(String method, Operation operation, List<Pair> query, Object body,
       String contentType) {
-    String path = operation.path();
+    return send(method, operation.path(), operation, query, body, contentType);
+  }
+
+  private Response send(String method, String path, Operation operation, List<Pair> query,
+      Object body, String contentType) {
     Map<String, String> headers = new HashMap<>();
     headers.put("Accept", JSON);
     headers.put("Content-Type", contentType);

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The logs of a Kubernetes job's replicas: the training container of each pod, prefixed with its
  * replica ({@code master-0}). An immutable request; {@link #snapshot()} reads what is there,
- * {@link #stream} follows by polling (see {@link PollingLogStream}).
+ * {@link #stream} follows live streams (see {@link StreamingLogStream}).
  */
 public final class KubernetesJobLogs implements JobLogs {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesJobLogs.class);
@@ -103,7 +103,7 @@ public final class KubernetesJobLogs implements JobLogs {
   @Override
   public LogStream stream(Consumer<LogLine> consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    return PollingLogStream.start(rest.get(), job, selection, timings, consumer);
+    return StreamingLogStream.start(rest.get(), job, selection, timings, consumer);
   }
 
   /** A container that has not started (400) or a pod that is gone (404): nothing to read. */

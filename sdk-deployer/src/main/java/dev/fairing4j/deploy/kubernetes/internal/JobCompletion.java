@@ -1,0 +1,206 @@
+package dev.fairing4j.deploy.kubernetes.internal;
+
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.ProgressListener;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows one job until it ends, driven by a watch: list the job (by
+ * {@code fieldSelector=metadata.name=...}) for a resourceVersion, then watch from there with
+ * bookmarks. A stream that ends or breaks is resumed from the last resourceVersion seen; a 410
+ * Gone (as a response or as an ERROR event) means that version is too old, so the job is listed
+ * again. Every list is itself checked for a terminal condition, so a condition that arrived while
+ * no watch was open is never missed.
+ *
+ * <p>When the API server refuses to watch (400, 403, 405: a proxy, an RBAC role without the
+ * {@code watch} verb, a test double) the wait falls back to polling the job every
+ * {@link Timings#poll()}.
+ */
+public final class JobCompletion {
+  private static final Logger LOG = LoggerFactory.getLogger(JobCompletion.class);
+  /** A real API server ends a watch after this; we ask for a bound so stale streams recycle. */
+  private static final Duration SERVER_TIMEOUT = Duration.ofMinutes(5);
+  private static final Duration CALL_SLACK = Duration.ofSeconds(30);
+
+  private final KubeRest rest;
+  private final JobRef job;
+  private final JobReader reader;
+  private final Timings timings;
+  private final ProgressListener progress;
+  private JobPhase previous;
+  private Map<String, Object> last = Map.of();
+  private JobStatus terminal;
+
+  /** Follows {@code job} through {@code rest}, reporting phase changes to {@code progress}. */
+  public JobCompletion(KubeRest rest, JobRef job, Timings timings, ProgressListener progress) {
+    this.rest = Objects.requireNonNull(rest, "rest");
+    this.job = Objects.requireNonNull(job, "job");
+    this.reader = new JobReader(rest, job);
+    this.timings = Objects.requireNonNull(timings, "timings");
+    this.progress = Objects.requireNonNull(progress, "progress");
+  }
+
+  /**
+   * Waits until the job succeeds (its final status) or {@code deadlineNanos} (a
+   * {@link System#nanoTime()} value) passes (empty).
+   *
+   * @throws dev.fairing4j.core.JobFailedException when the job fails
+   * @throws dev.fairing4j.deploy.kubernetes.KubernetesApiException when the job is deleted or the
+   *     API server answers with an error
+   */
+  public Optional<JobStatus> await(long deadlineNanos) {
+    String version = relist();
+    while (terminal == null) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        return Optional.empty();
+      }
+      Duration remaining = Duration.ofNanos(left);
+      boolean sawEvent = false;
+      try (WatchStream stream = rest.watch(job.resource(), job.ns(), fieldSelector(), version,
+          min(remaining, SERVER_TIMEOUT), min(remaining, SERVER_TIMEOUT.plus(CALL_SLACK)))) {
+        if (stream.code() == 410) {
+          version = relist();
+          continue;
+        }
+        if (refused(stream.code())) {
+          LOG.debug("Watching {} refused with {}; polling instead", job, stream.code());
+          return poll(deadlineNanos);
+        }
+        if (stream.code() < 200 || stream.code() >= 300) {
+          throw rest.error(Operation.onCollection("watch", job.resource(), job.ns()),
+              stream.error());
+        }
+        Optional<Map<String, Object>> event;
+        while (terminal == null && (event = stream.next()).isPresent()) {
+          Optional<String> next = handle(event.get());
+          if (next.isEmpty()) {
+            version = relist();
+            break; // an ERROR is no progress: a server repeating it gets the pause below
+          }
+          sawEvent = true;
+          version = next.get().isEmpty() ? version : next.get();
+        }
+      } catch (IOException e) {
+        // A dropped connection or the call's bound: resume from the last version seen.
+        LOG.debug("Watch of {} ended: {}", job, e.toString());
+      }
+      if (terminal == null && !sawEvent && deadlineNanos - System.nanoTime() > 0) {
+        // A stream that ends at once (a flapping proxy) must not turn into a busy loop.
+        Timings.sleep(min(Duration.ofNanos(deadlineNanos - System.nanoTime()), timings.poll()),
+            "wait for " + job);
+      }
+    }
+    return Optional.of(terminal);
+  }
+
+  /** The status as last seen, with its pods, for a timeout message. */
+  public JobStatus lastStatus() {
+    Map<String, Object> object = last.isEmpty() ? reader.requireObject() : last;
+    List<PodInfo> pods;
+    try {
+      pods = reader.pods(object);
+    } catch (RuntimeException e) {
+      pods = List.of();
+    }
+    return reader.status(object, pods);
+  }
+
+  /**
+   * Handles one watch event; returns the resourceVersion to resume from (empty string when the
+   * event carried none), or empty when the job must be listed again.
+   */
+  private Optional<String> handle(Map<String, Object> event) {
+    String type = JsonTree.string(event, "type").orElse("");
+    Map<String, Object> object = JsonTree.map(event, "object");
+    String version = JsonTree.string(object, "metadata", "resourceVersion").orElse("");
+    switch (type) {
+      case "ADDED", "MODIFIED" -> observe(object);
+      case "BOOKMARK" -> { }
+      case "DELETED" -> reader.requireObject(); // throws NOT_FOUND, unless it was recreated
+      case "ERROR" -> {
+        // 410 Gone (version too old) or anything else the server could not continue from: a
+        // fresh list is the only safe restart point.
+        LOG.debug("Watch of {} sent an error ({}); listing again", job,
+            JsonTree.integer(object, "code").orElse(0));
+        return Optional.empty();
+      }
+      default -> LOG.debug("Ignoring watch event {} for {}", type, job);
+    }
+    return Optional.of(version);
+  }
+
+  /** Lists the job, observes it, and returns the list's resourceVersion. */
+  private String relist() {
+    KubeRest.Listing listing = rest.listing(job.resource(), job.ns(),
+        Optional.of(fieldSelector()));
+    Map<String, Object> object = listing.items().stream().findFirst()
+        .orElseGet(reader::requireObject);
+    observe(object);
+    return listing.resourceVersion();
+  }
+
+  private Optional<JobStatus> poll(long deadlineNanos) {
+    while (terminal == null) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        return Optional.empty();
+      }
+      Timings.sleep(min(Duration.ofNanos(left), timings.poll()), "wait for " + job);
+      observe(reader.requireObject());
+    }
+    return Optional.of(terminal);
+  }
+
+  /** Reports a phase change, records a success, throws on failure. */
+  private void observe(Map<String, Object> object) {
+    last = object;
+    JobPhase phase = reader.status(object, List.of()).phase();
+    if (phase == previous && !phase.isTerminal()) {
+      return;
+    }
+    List<JobReader.JobPod> pods = reader.jobPods(object);
+    JobStatus status = reader.status(object, pods.stream().map(JobReader.JobPod::info).toList());
+    if (phase != previous) {
+      progress.onEvent(new ProgressEvent.PhaseChanged(job.name(), previous, phase,
+          countByPhase(status.pods())));
+      LOG.debug("{} is {}", job, phase);
+      previous = phase;
+    }
+    if (phase == JobPhase.SUCCEEDED) {
+      terminal = status;
+    } else if (phase == JobPhase.FAILED) {
+      throw FailureReport.explain(rest, job, status,
+          pods.stream().map(JobReader.JobPod::object).toList());
+    }
+  }
+
+  private String fieldSelector() {
+    return "metadata.name=" + job.name();
+  }
+
+  private static boolean refused(int code) {
+    return code == 400 || code == 403 || code == 405 || code == 501;
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static Map<String, Integer> countByPhase(List<PodInfo> pods) {
+    Map<String, Integer> counts = new TreeMap<>();
+    pods.forEach(p -> counts.merge(p.phase(), 1, Integer::sum));
+    return counts;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.fairing4j.deploy.monitor;
+
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.internal.TextTable;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One job and its instances (Arena's {@code get}): the summary line, the full status, and per
+ * pod its status, node and why it is not running.
+ *
+ * @param summary the job as a list shows it
+ * @param status its conditions, replica counts, times and pods
+ * @param readAt when it was read
+ */
+public record JobDetails(JobSummary summary, JobStatus status, Instant readAt) {
+  private static final List<String> HEADERS = List.of("INSTANCE", "STATUS", "NODE", "RESTARTS",
+      "REASON");
+
+  /** Checks the parts. */
+  public JobDetails {
+    Objects.requireNonNull(summary, "summary");
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(readAt, "readAt");
+  }
+
+  /** The job's pods. */
+  public List<PodInfo> instances() {
+    return status.pods();
+  }
+
+  private List<List<String>> rows() {
+    return instances().stream().map(p -> List.of(p.name(), p.phase(), p.node().orElse("N/A"),
+        String.valueOf(p.restarts()), p.reason().map(r -> r + p.message().map(m -> ": " + m)
+            .orElse("")).orElse(""))).toList();
+  }
+
+  private List<String> header() {
+    return List.of("Name: " + summary.name(), "Namespace: " + summary.namespace(),
+        "Status: " + summary.status(), "Trainer: " + summary.trainer(),
+        "Age: " + summary.age(readAt));
+  }
+
+  /** The job as HTML, for notebooks. */
+  public String toHtml() {
+    StringBuilder out = new StringBuilder("<div>");
+    header().forEach(h -> out.append(TextTable.escape(h)).append("<br/>"));
+    return out.append(TextTable.html(HEADERS, rows())).append("</div>").toString();
+  }
+
+  @Override
+  public String toString() {
+    return String.join("\n", header()) + "\n\n" + TextTable.text(HEADERS, rows());
+  }
+}
