@@ -2,6 +2,7 @@ package dev.fairing4j.deploy;
 
 import dev.fairing4j.deploy.kubernetes.KubernetesCluster;
 import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deploy.local.PodmanCluster;
 
 /**
  * Where jobs run: the entry point for {@link Cluster} values, e.g.
@@ -26,5 +27,14 @@ public final class Clusters {
    */
   public static LocalCluster local() {
     return LocalCluster.create();
+  }
+
+  /**
+   * This machine, running the built image itself: each replica is a podman container (podman +
+   * runc) of the image the pipeline built and pushed, with the same operator environment as
+   * {@link #local()}, on the host network. For checking the image before a cluster runs it.
+   */
+  public static PodmanCluster podman() {
+    return PodmanCluster.create();
   }
 }

@@ -7,8 +7,9 @@ import java.util.Optional;
 
 /**
  * Stops the processes of a job this JVM does not supervise (another JVM's, or one whose JVM died),
- * through the pids and process groups its record lists. The supervisor of a live job, if any,
- * sees the deletion mark and starts nothing more.
+ * through the pids and process groups its record lists, and the containers its cleanup command
+ * removes (a podman job's). The supervisor of a live job, if any, sees the deletion mark and
+ * starts nothing more.
  */
 final class DetachedControl {
   private DetachedControl() {}
@@ -17,20 +18,30 @@ final class DetachedControl {
   static void delete(StateStore store, Path jobDir) {
     Optional<JobRecord> before = store.read(jobDir);
     store.markDeleting(jobDir);
+    // Containers first (even of a job whose submit was cut short): their podman run processes
+    // then end by themselves.
+    ContainerCleanup.run(jobDir);
     before.ifPresent(record -> {
       Instant end = Instant.now().plusSeconds(20);
       JobRecord current = record;
+      Instant quietSince = null;
       while (Instant.now().isBefore(end)) {
         boolean any = stopAll(current);
         boolean supervisorAlive = ProcessGroups.isAlive(current.supervisorPid(),
             StatusMapper.instant(current.supervisorStartedAt()));
-        if (!any && (!supervisorAlive || current.settled())) {
+        quietSince = any ? null : quietSince == null ? Instant.now() : quietSince;
+        // A live supervisor writes no record once the mark is set, so its record never says
+        // settled: a second without any live process is the sign it has stopped starting them.
+        if (!any && (!supervisorAlive || current.settled()
+            || Instant.now().isAfter(quietSince.plusSeconds(1)))) {
           break;
         }
         sleep(100);
         // The supervising JVM may have started a process just before it saw the mark.
         current = store.readMarked(jobDir).orElse(current);
       }
+      // and whatever a supervisor started just before it saw the mark
+      ContainerCleanup.run(jobDir);
     });
     store.remove(jobDir);
   }

@@ -122,11 +122,12 @@ public record JobPlan(LocalKind kind, String name, String namespace, List<Group>
    * @param gpus {@code nvidia.com/gpu} requested (the larger of limits and requests)
    * @param ports container port numbers by port name (unnamed ports under their number)
    * @param resources {@code resources} as written, for resourceFieldRef
+   * @param image {@code image} (the podman backend runs it; the sandbox runs the context)
    */
   public record Container(String name, List<String> command, List<String> args,
       List<Map<String, Object>> env, List<Map<String, Object>> envFrom,
       Optional<String> workingDir, List<Mount> mounts, long gpus, Map<String, Integer> ports,
-      Map<String, Object> resources) {
+      Map<String, Object> resources, String image) {
     /** Copies the collections. */
     public Container {
       command = List.copyOf(command);

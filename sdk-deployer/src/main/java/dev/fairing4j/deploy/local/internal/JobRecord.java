@@ -16,7 +16,7 @@ import java.util.Map;
  * @param createdAt when it was submitted
  * @param supervisorPid the JVM that supervises it
  * @param supervisorStartedAt that JVM's start time, to tell it from a recycled pid
- * @param sandbox how replicas run: {@code bwrap} or {@code none}
+ * @param sandbox how replicas run: {@code bwrap}, {@code none} or {@code podman}
  * @param manifest the rendered objects it was submitted with
  * @param ports declared ports mapped to local ports, per pod
  * @param conditions the operator-style conditions

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -40,7 +41,7 @@ public final class JobSupervisor {
   private final JobPlan plan;
   private final Path jobDir;
   private final StateStore store;
-  private final Sandbox sandbox;
+  private final ReplicaLauncher launcher;
   private final Map<String, PreparedReplica> prepared;
   private final JobPorts ports;
   private final int gpusAvailable;
@@ -72,13 +73,13 @@ public final class JobSupervisor {
    * @param gpusAvailable NVIDIA GPUs on this machine
    * @param ignoreGpus run replicas that request GPUs anyway
    */
-  public JobSupervisor(JobPlan plan, Path jobDir, StateStore store, Sandbox sandbox,
+  public JobSupervisor(JobPlan plan, Path jobDir, StateStore store, ReplicaLauncher launcher,
       Map<String, PreparedReplica> prepared, JobPorts ports, int gpusAvailable,
       boolean ignoreGpus, ProgressListener progress) {
     this.plan = plan;
     this.jobDir = jobDir;
     this.store = store;
-    this.sandbox = sandbox;
+    this.launcher = launcher;
     this.prepared = Map.copyOf(prepared);
     this.ports = ports;
     this.gpusAvailable = gpusAvailable;
@@ -195,8 +196,9 @@ public final class JobSupervisor {
   private void run(Runnable task) {
     try {
       loop.submit(task).get();
-    } catch (RejectedExecutionException e) {
-      // the job settled and its thread ended: there is nothing left to change
+    } catch (RejectedExecutionException | CancellationException e) {
+      // the job settled and its thread ended (or shut down with the task still queued, which
+      // cancels it): there is nothing left to change
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
@@ -257,7 +259,7 @@ public final class JobSupervisor {
     r.created = true;
     try {
       r.process = ReplicaProcess.start(r.id.podName(), p.command(), p.directory(), p.env(),
-          StateStore.logFile(jobDir, r.id.shortName()), sandbox,
+          StateStore.logFile(jobDir, r.id.shortName()), launcher,
           code -> post(() -> exited(r, attempt, code)));
       r.phase = "Running";
       r.reason = null;
@@ -476,7 +478,7 @@ public final class JobSupervisor {
     replicas.values().forEach(r -> list.add(r.toRecord(node)));
     return new JobRecord(JobRecord.VERSION, plan.kind().kind(), plan.name(), plan.namespace(),
         created.toString(), self.pid(),
-        self.info().startInstant().map(Instant::toString).orElse(null), sandbox.toString(),
+        self.info().startInstant().map(Instant::toString).orElse(null), launcher.toString(),
         plan.objects(), ports.byPod(), conditions.list(),
         startTime == null ? null : startTime.toString(),
         completionTime == null ? null : completionTime.toString(), settled, list,

@@ -149,7 +149,8 @@ public final class LocalSubmitter {
         plan.namespace(), settings.killOnTimeout());
   }
 
-  private static void clearExisting(StateStore store, Path jobDir, JobPlan plan,
+  /** Fails when the job exists, unless replacing it: then deletes it, live or detached. */
+  static void clearExisting(StateStore store, Path jobDir, JobPlan plan,
       SubmitOptions options) {
     if (!Files.exists(jobDir)) {
       return;

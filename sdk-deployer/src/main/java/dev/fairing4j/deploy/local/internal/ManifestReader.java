@@ -166,7 +166,8 @@ public final class ManifestReader {
     return new JobPlan.Container(Maps.string(container, "name").orElse("main"),
         Maps.strings(container, "command"), Maps.strings(container, "args"),
         Maps.maps(container, "env"), Maps.maps(container, "envFrom"),
-        Maps.string(container, "workingDir"), mounts, gpus, ports, resources);
+        Maps.string(container, "workingDir"), mounts, gpus, ports, resources,
+        Maps.string(container, "image").orElse(""));
   }
 
   private static int count(String field, Optional<Object> value, int defaultValue) {

@@ -19,13 +19,16 @@ public final class ReplicaProcess {
   private final Process process;
   private final long pid;
   private final Instant started;
-  private final Sandbox sandbox;
+  private final ReplicaLauncher launcher;
+  private final String podName;
 
-  private ReplicaProcess(Process process, Instant started, Sandbox sandbox) {
+  private ReplicaProcess(Process process, Instant started, ReplicaLauncher launcher,
+      String podName) {
     this.process = process;
     this.pid = process.pid();
     this.started = started;
-    this.sandbox = sandbox;
+    this.launcher = launcher;
+    this.podName = podName;
   }
 
   /**
@@ -33,7 +36,7 @@ public final class ReplicaProcess {
    * its exit code to {@code onExit} on the pump thread.
    */
   public static ReplicaProcess start(String podName, List<String> command, Path directory,
-      Map<String, String> env, Path logFile, Sandbox sandbox, IntConsumer onExit)
+      Map<String, String> env, Path logFile, ReplicaLauncher launcher, IntConsumer onExit)
       throws IOException {
     Files.createDirectories(logFile.getParent());
     ProcessBuilder builder = new ProcessBuilder(command)
@@ -45,7 +48,7 @@ public final class ReplicaProcess {
     builder.environment().putAll(env);
     Process process = Launcher.start(builder);
     Instant started = process.info().startInstant().orElseGet(Instant::now);
-    ReplicaProcess replica = new ReplicaProcess(process, started, sandbox);
+    ReplicaProcess replica = new ReplicaProcess(process, started, launcher, podName);
     Thread pump = new Thread(() -> {
       LogPump.copy(process.getInputStream(), logFile);
       int code = replica.awaitExit();
@@ -75,15 +78,19 @@ public final class ReplicaProcess {
     return started;
   }
 
-  /** Asks the replica's own processes to stop (SIGTERM), leaving the sandbox wrapper be. */
+  /** Asks the replica's own processes to stop (SIGTERM), leaving the launcher's wrapper be. */
   public void terminate() {
-    ProcessGroups.signal(pid, false, m -> !sandbox.isWrapper(m, pid));
+    ProcessGroups.signal(pid, false, m -> !launcher.isWrapper(m, pid));
   }
 
-  /** Kills everything in the group, wrapper included (SIGKILL). */
+  /**
+   * Kills everything in the group, wrapper included (SIGKILL), and whatever the launcher runs
+   * outside it (a podman container).
+   */
   public void kill() {
     process.destroyForcibly();
     ProcessGroups.signal(pid, true, m -> true);
+    launcher.afterKill(podName);
   }
 
   /** The pids of the process and everything it started, for callers that check they are gone. */

@@ -8,7 +8,7 @@ import java.util.List;
  * in its own session ({@code setsid}), so its pid is its process-group id, and ties it to the JVM
  * with a parent-death signal.
  */
-public interface Sandbox {
+public interface Sandbox extends ReplicaLauncher {
   /** Where the bin-dir shims appear inside. */
   String BIN_MOUNT = "/.fairing4j/bin";
 
@@ -26,11 +26,4 @@ public interface Sandbox {
 
   /** True when container paths are isolated from the host. */
   boolean isolates();
-
-  /**
-   * Whether a group member is part of the wrapper rather than the replica's own code: such
-   * members are not sent SIGTERM (a bwrap killed first would leave its child unreaped and skip
-   * the replica's own shutdown); they end when the replica does.
-   */
-  boolean isWrapper(ProcessGroups.Stat member, long leader);
 }

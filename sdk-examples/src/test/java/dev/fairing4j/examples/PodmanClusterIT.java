@@ -1,0 +1,261 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fairing4j.build.Builders;
+import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.RegistryExtension;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deploy.Clusters;
+import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deploy.Mutators;
+import dev.fairing4j.deploy.RestartPolicy;
+import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deploy.local.PodmanCluster;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code Clusters.podman()} runs the image the real builder made, from a small python base with
+ * nothing but the host's interpreter, pushed to a real registry: both replicas get the operator's
+ * environment, their output is the job's logs, their exit decides the status, and no container is
+ * left once a job ends or is deleted.
+ */
+class PodmanClusterIT {
+  @RegisterExtension static final RegistryExtension REGISTRY = RegistryExtension.plain();
+
+  /** Prints what the operator injected, writes to the claim, then exits, fails or sleeps. */
+  private static final String SCRIPT = """
+      import os, signal, socket, sys, time
+      for key in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "PYTHONUNBUFFERED"):
+          print(f"{key}={os.environ.get(key)}")
+      print(f"HOSTNAME={socket.gethostname()}")
+      # the image's own file system, not the host's: the base holds no /etc/os-release
+      print(f"HOST_FILES={os.path.exists('/etc/os-release')}")
+      print(f"SCRIPT={os.path.abspath(__file__)}")
+      with open(f"/opt/out/rank-{os.environ['RANK']}.txt", "w") as f:
+          f.write(socket.gethostname())
+      arg = sys.argv[1] if len(sys.argv) > 1 else "--exit=0"
+      if arg == "--sleep":
+          # as PID 1 of its container, python ignores SIGTERM unless it handles it
+          signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+          print("sleeping", flush=True)
+          time.sleep(120)
+      sys.exit(int(arg.split("=")[1]))
+      """;
+
+  private static String base;
+
+  @TempDir static Path scripts;
+  @TempDir Path state;
+  @TempDir Path volumes;
+
+  private PodmanCluster cluster;
+
+  @BeforeAll
+  static void baseImage() throws IOException {
+    Tools.require("podman", "podman");
+    Tools.require("runc", "runc");
+    Tools.require("buildah", "buildah");
+    base = PythonBaseImage.pushTo(REGISTRY.hostPort() + "/base");
+    Files.writeString(scripts.resolve("envprint.py"), SCRIPT);
+  }
+
+  @BeforeEach
+  void cluster() {
+    cluster = Clusters.podman().stateDir(state).volumesDir(volumes);
+  }
+
+  @AfterEach
+  void noContainerIsLeft() throws IOException {
+    assertThat(containers()).isEmpty();
+  }
+
+  @Test
+  void bothReplicasRunTheBuiltImageWithTheOperatorsEnvironment() throws IOException {
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Instant submitted = Instant.now();
+    TrainingJob job = pipeline(deployer("podjob")).run();
+    JobStatus end;
+    try (LogStream logs = job.logs().follow(lines::add)) {
+      end = job.waitForCompletion(Duration.ofMinutes(2));
+      assertThat(logs.awaitEnd(Duration.ofSeconds(30))).isTrue();
+    }
+    System.out.println("podjob: run() to Succeeded took "
+        + Duration.between(submitted, Instant.now()).toMillis() + " ms");
+
+    assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(lines).contains("[master-0] RANK=0", "[worker-0] RANK=1",
+        "[master-0] WORLD_SIZE=2", "[worker-0] WORLD_SIZE=2",
+        "[master-0] MASTER_ADDR=127.0.0.1", "[worker-0] MASTER_ADDR=127.0.0.1",
+        "[master-0] PYTHONUNBUFFERED=1", "[worker-0] PYTHONUNBUFFERED=1",
+        "[master-0] HOSTNAME=podjob-master-0", "[worker-0] HOSTNAME=podjob-worker-0",
+        "[master-0] HOST_FILES=False", "[master-0] SCRIPT=/app/envprint.py");
+    String masterPort = lines.stream().filter(l -> l.startsWith("[master-0] MASTER_PORT="))
+        .findFirst().orElseThrow().substring("[master-0] MASTER_PORT=".length());
+    assertThat(Integer.parseInt(masterPort)).isPositive();
+    assertThat(lines).contains("[worker-0] MASTER_PORT=" + masterPort);
+    assertThat(cluster.claimDir("podclaim").resolve("rank-0.txt")).hasContent("podjob-master-0");
+    assertThat(cluster.claimDir("podclaim").resolve("rank-1.txt")).hasContent("podjob-worker-0");
+    assertThat(containers()).isEmpty();
+
+    assertThat(cluster.list("default")).extracting(TrainingJob::name).containsExactly("podjob");
+    job.delete();
+    assertThat(cluster.list("default")).isEmpty();
+  }
+
+  @Test
+  void aFailingReplicaFailsTheJobWithItsExitCode() {
+    TrainingJob job = pipeline(deployer("podfail").restartPolicy(RestartPolicy.NEVER)
+        .args("--exit=3")).run();
+
+    assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMinutes(2)))
+        .isInstanceOfSatisfying(JobFailedException.class, e -> {
+          assertThat(e.status().phase()).isEqualTo(JobPhase.FAILED);
+          assertThat(e.exitCode()).contains(3);
+          assertThat(e.lastLines()).anyMatch(l -> l.contains("RANK="));
+        });
+    job.delete();
+  }
+
+  @Test
+  void deletingARunningJobRemovesItsContainers() throws IOException {
+    List<String> lines = new CopyOnWriteArrayList<>();
+    TrainingJob job = pipeline(deployer("podkill").args("--sleep")).run();
+    try (LogStream logs = job.logs().follow(lines::add)) {
+      Instant end = Instant.now().plusSeconds(60);
+      while (lines.stream().filter(l -> l.endsWith("] sleeping")).count() < 2
+          && Instant.now().isBefore(end)) {
+        sleep(50);
+      }
+      assertThat(lines).contains("[master-0] sleeping", "[worker-0] sleeping");
+      assertThat(containers()).hasSize(2);
+
+      Instant before = Instant.now();
+      job.delete();
+      System.out.println("podkill: delete took "
+          + Duration.between(before, Instant.now()).toMillis() + " ms");
+    }
+    assertThat(containers()).isEmpty();
+    assertThat(cluster.attach("default", "podkill")).isEmpty();
+  }
+
+  @Test
+  void anotherJvmDeletesAJobAndAKilledJvmLeavesNoContainer() throws Exception {
+    // A container left by a JVM whose watchdog died with it: the next JVM's first submit sweeps it.
+    Path conf = Files.writeString(scripts.resolve("containers.conf"), "[containers]\n"
+        + "default_ulimits = [\"nofile=20000:20000\", \"nproc=4096:4096\"]\n"
+        + "[engine]\nruntime = \"runc\"\n");
+    PythonBaseImage.run(List.of("/usr/bin/env", "CONTAINERS_CONF=" + conf,
+        Tools.require("podman", "podman").toString(), "run", "--detach", "--tls-verify=false",
+        "--name", "podsweep-orphan", "--label", "fairing4j.dev/managed-by=fairing4j",
+        "--label", "fairing4j.dev/supervisor=4194305@0", "--entrypoint",
+        "[\"python\",\"-c\",\"import time; time.sleep(120)\"]", base));
+    assertThat(containers()).containsExactly("podsweep-orphan");
+    String java = ProcessHandle.current().info().command().orElseThrow();
+    Instant started = Instant.now();
+    Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        PodmanChildJvm.class.getName(), state.toString(), volumes.toString(),
+        scripts.resolve("envprint.py").toString(), base, REGISTRY.hostPort() + "/app",
+        "podremote", "podorphan")
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+          StandardCharsets.UTF_8));
+      String ready = CompletableFuture.supplyAsync(() -> {
+        try {
+          for (String line; (line = out.readLine()) != null; ) {
+            if (line.equals("READY")) {
+              return line;
+            }
+          }
+          return "";
+        } catch (IOException e) {
+          return "";
+        }
+      }).get(90, TimeUnit.SECONDS);
+      assertThat(ready).as("the child JVM started its jobs").isEqualTo("READY");
+      System.out.println("podremote+podorphan: child JVM ready after "
+          + Duration.between(started, Instant.now()).toMillis() + " ms");
+      assertThat(containers()).hasSize(4).noneMatch(n -> n.startsWith("podsweep-"));
+
+      // Deleted from this JVM, which does not supervise it: its containers go, the other's stay.
+      TrainingJob remote = cluster.attach("default", "podremote").orElseThrow();
+      assertThat(remote.status().phase()).isEqualTo(JobPhase.RUNNING);
+      Instant deleting = Instant.now();
+      remote.delete();
+      System.out.println("podremote: delete from another JVM took "
+          + Duration.between(deleting, Instant.now()).toMillis() + " ms");
+      assertThat(containers()).hasSize(2).allMatch(n -> n.startsWith("podorphan-"));
+    } finally {
+      child.destroyForcibly();
+      child.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    // SIGKILL: conmon keeps the containers running; the child's watchdog removes them.
+    Instant killed = Instant.now();
+    Instant end = killed.plusSeconds(20);
+    while (!containers().isEmpty() && Instant.now().isBefore(end)) {
+      Thread.sleep(100);
+    }
+    System.out.println("podorphan: containers gone "
+        + Duration.between(killed, Instant.now()).toMillis() + " ms after the SIGKILL");
+    assertThat(containers()).as("no container outlives the SIGKILLed JVM").isEmpty();
+    cluster.attach("default", "podorphan").ifPresent(TrainingJob::delete);
+  }
+
+  private PyTorchJobDeployer deployer(String name) {
+    return Deployers.pyTorchJob(name).workers(1)
+        .mutate(Mutators.pvc("podclaim", "/opt/out"))
+        .on(cluster);
+  }
+
+  private dev.fairing4j.core.Pipeline pipeline(PyTorchJobDeployer deployer) {
+    return Fairing.pipeline()
+        .preprocessor(Preprocessors.python(scripts.resolve("envprint.py")))
+        .builder(Builders.jib(base).pushTo(REGISTRY.hostPort() + "/app"))
+        .deployer(deployer)
+        .progress(ProgressListener.NONE);
+  }
+
+  /** Names of the containers this test's jobs ran, that podman still knows. */
+  private List<String> containers() throws IOException {
+    String names = PythonBaseImage.run(List.of(Tools.require("podman", "podman").toString(),
+        "ps", "--all", "--format", "{{.Names}}"));
+    return names.lines().filter(n -> n.startsWith("podjob-") || n.startsWith("podfail-")
+        || n.startsWith("podkill-") || n.startsWith("podremote-")
+        || n.startsWith("podorphan-") || n.startsWith("podsweep-")).toList();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
