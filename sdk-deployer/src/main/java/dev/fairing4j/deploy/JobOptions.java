@@ -207,9 +207,9 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
   }
 
   private static void checkEnvName(String key) {
-    if (key == null || key.isBlank() || key.contains("=")) {
+    if (!PodTemplate.isEnvName(key)) {
       throw InvalidInputException.of("env", "'" + key + "' is not a variable name",
-          "use a name without '=', e.g. EPOCHS");
+          "use printable ASCII without '=', e.g. EPOCHS");
     }
   }
 

@@ -182,10 +182,22 @@ public final class PodTemplate {
     return this;
   }
 
-  private PodTemplate putEnvEntry(String name, String valueKey, Object value) {
+  /**
+   * Kubernetes' (relaxed, 1.30+) rule for variable names: non-blank printable ASCII without '='.
+   * A control character (a newline pasted with the name) is refused by the API server only after
+   * the image has been pushed, so it is refused here.
+   */
+  static boolean isEnvName(String name) {
     if (name == null || name.isBlank() || name.contains("=")) {
+      return false;
+    }
+    return name.chars().allMatch(c -> c >= 0x20 && c <= 0x7e);
+  }
+
+  private PodTemplate putEnvEntry(String name, String valueKey, Object value) {
+    if (!isEnvName(name)) {
       throw InvalidInputException.of("env name", "'" + name + "' is not a variable name",
-          "use a name without '=', e.g. EPOCHS");
+          "use printable ASCII without '=', e.g. EPOCHS");
     }
     Map<String, Object> entry = Json.map();
     entry.put("name", name);

@@ -33,4 +33,13 @@ public interface ClusterBackend {
   default java.util.Optional<String> jobNamespace() {
     return java.util.Optional.empty();
   }
+
+  /**
+   * Checks the cluster's local configuration (for Kubernetes: the kubeconfig files and context the
+   * user named) without sending anything, so that a pipeline fails before it builds and pushes an
+   * image it could never submit. The default has nothing to check.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming the setting and the fix
+   */
+  default void checkConfiguration() {}
 }

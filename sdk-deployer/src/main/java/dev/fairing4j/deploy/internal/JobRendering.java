@@ -41,6 +41,10 @@ public final class JobRendering {
     checkConfiguration(options, kind);
     String name = options.uniqueName() ? Names.unique(options.name()) : options.name();
     build(options, kind, context, VALIDATION_IMAGE, name);
+    // last, so that a job's own mistakes are reported first; before the build, so that a broken
+    // kubeconfig does not cost a whole image push first
+    options.cluster().filter(ClusterBackend.class::isInstance)
+        .ifPresent(cluster -> ((ClusterBackend) cluster).checkConfiguration());
   }
 
   /**

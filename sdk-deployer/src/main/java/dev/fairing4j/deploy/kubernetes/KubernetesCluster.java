@@ -136,6 +136,20 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     }
   }
 
+  /**
+   * Reads the kubeconfig when files or a context were named explicitly, so that a broken file or
+   * an unknown context fails a pipeline before its build. kubectl's defaults are left unread: a
+   * dry run on a machine without any kubeconfig still renders, and {@link #submit} reports it.
+   *
+   * @throws InvalidInputException for a missing or broken kubeconfig or an unknown context
+   */
+  @Override
+  public void checkConfiguration() {
+    if (!settings.kubeconfigs().isEmpty() || settings.context().isPresent()) {
+      connection.config();
+    }
+  }
+
   /** The kubeconfig files chosen with {@link #kubeconfig(Path...)}; empty for kubectl's. */
   public List<Path> kubeconfigFiles() {
     return settings.kubeconfigs();

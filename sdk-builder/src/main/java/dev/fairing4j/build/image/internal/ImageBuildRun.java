@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -71,6 +72,7 @@ public final class ImageBuildRun {
   /** Builds (or finds) the image and returns it pinned to its digest. */
   public ImageRef build(BuildContext context, ProgressListener progress) {
     validate(context);
+    HttpLogGuard.apply();
     if (settings.dockerDaemon()) {
       DockerEngine.requireRunning();
     }
@@ -112,11 +114,8 @@ public final class ImageBuildRun {
     String baseRegistry = settings.base() instanceof BaseImage.FromRegistry registryBase
         ? registryBase.image().registry() : "";
     try {
-      JibContainer container = JibBuild.run(settings, context, base.reference(),
-          planned.reference(), Map.of(BuildFingerprint.LABEL, fingerprint),
-          new ContentStaging(settings.baseLayerCacheDirectory().resolveSibling(
-              settings.baseLayerCacheDirectory().getFileName() + "-staging")),
-          jibProgress, base.credential(), targetCredential);
+      JibContainer container = runJib(context, base, planned, fingerprint, jibProgress,
+          targetCredential, progress, secrets);
       if (settings.dockerDaemon()) {
         // An engine's image has an ID but no registry digest: the tag is the reference.
         progress.onEvent(new ProgressEvent.Note("loaded " + planned + " into Docker (image id "
@@ -141,6 +140,55 @@ public final class ImageBuildRun {
               .orElse(settings.dockerDaemon() ? "docker" : planned.registry()), baseRegistry,
           settings.base().describe(), secrets);
     }
+  }
+
+  /**
+   * One Jib build and push, repeated with bounded backoff ({@link RegistryRetry}) when it fails
+   * for a transient reason: Jib itself retries only some connection failures, and not a 5xx.
+   * Repeating is safe because a push is idempotent by digest (Jib skips blobs the registry holds
+   * and writes the manifest last), and bounded so that a registry that stays down fails the
+   * build within seconds. Tars and the Docker daemon are local: no retry.
+   */
+  private JibContainer runJib(BuildContext context, Base base, ImageRef planned,
+      String fingerprint, JibProgress jibProgress, Optional<RegistryCredential> targetCredential,
+      ProgressListener progress, List<String> secrets) throws Exception {
+    int attempts = settings.tar().isPresent() || settings.dockerDaemon() ? 1
+        : RegistryRetry.ATTEMPTS;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return JibBuild.run(settings, context, base.reference(),
+            planned.reference(), Map.of(BuildFingerprint.LABEL, fingerprint),
+            new ContentStaging(settings.baseLayerCacheDirectory().resolveSibling(
+                settings.baseLayerCacheDirectory().getFileName() + "-staging")),
+            jibProgress, base.credential(), targetCredential);
+      } catch (InterruptedException | FairingException e) {
+        // a FairingException is final: Jib's own retries already ran out (JibRetryBudget)
+        throw e;
+      } catch (Exception e) {
+        if (attempt >= attempts || !RegistryRetry.transientFailure(e)) {
+          throw e;
+        }
+        Duration pause = RegistryRetry.delay(attempt);
+        LOG.warn("pushing {} failed ({}); retry {} of {} in {} ms", planned.reference(),
+            JibFailures.mask(rootMessage(e), secrets), attempt, attempts - 1,
+            pause.toMillis());
+        progress.onEvent(new ProgressEvent.Note("registry " + planned.registry()
+            + " failed for a moment; retry " + attempt + " of " + (attempts - 1)));
+        if (!RegistryRetry.pause(attempt)) {
+          throw new InterruptedException("interrupted while retrying the push");
+        }
+      }
+    }
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage();
+    return root.getClass().getSimpleName() + (message == null ? ""
+        : ": " + message.lines().findFirst().orElse(""));
   }
 
   /** The base as Jib should pull it, and what identifies it in the fingerprint. */

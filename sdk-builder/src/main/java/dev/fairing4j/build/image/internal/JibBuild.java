@@ -28,6 +28,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * One Jib build: the context's files as two layers (requirements, then code) on the base, with
@@ -96,7 +99,30 @@ final class JibBuild {
         .addEventHandler(TimerEvent.class, progress::onTimer)
         .addEventHandler(ProgressEvent.class, progress::onProgress)
         .addEventHandler(LogEvent.class, progress::onLog);
-    return builder.containerize(containerizer);
+    if (settings.tar().isPresent() || settings.dockerDaemon()) {
+      return builder.containerize(containerizer);
+    }
+    // Jib retries a failed blob upload on its own, with google-http-client's exponential backoff
+    // and up to 10 tries (about a minute against a registry that went away). Its threads run on
+    // this executor so that the SDK can cut that short after a few retries: ImageBuildRun then
+    // reports the registry, and the next run resumes (blobs already pushed are skipped).
+    ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "fairing4j-jib");
+      thread.setDaemon(true);
+      return thread;
+    });
+    JibRetryBudget budget = new JibRetryBudget(JibRetryBudget.MAX_RETRIES, executor);
+    containerizer.setExecutorService(executor).addEventHandler(LogEvent.class, budget::onLog);
+    try {
+      return builder.containerize(containerizer);
+    } catch (ExecutionException | InterruptedException | RuntimeException e) {
+      if (budget.exhausted()) {
+        throw budget.failure(targetReference, e);
+      }
+      throw e;
+    } finally {
+      executor.shutdownNow();
+    }
   }
 
   private static JibContainerBuilder from(BaseImage base, String reference,

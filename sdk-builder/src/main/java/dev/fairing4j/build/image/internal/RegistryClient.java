@@ -100,7 +100,39 @@ public final class RegistryClient {
     return response.body();
   }
 
+  /**
+   * {@link #getOnce} with bounded backoff ({@link RegistryRetry}) on a 5xx answer or a dropped
+   * connection; the last answer or failure stands when the tries run out. A refused connection
+   * (ImageBuildException "unreachable"), TLS and credential failures are final at once: the
+   * pipeline reports them before the push, which retries on its own.
+   */
   private HttpResponse<byte[]> get(String repository, String path, String accept)
+      throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      boolean last = attempt >= RegistryRetry.ATTEMPTS;
+      try {
+        HttpResponse<byte[]> response = getOnce(repository, path, accept);
+        if (last || !RegistryRetry.retryableStatus(response.statusCode())) {
+          return response;
+        }
+        LOG.debug("{} answered {} for {}; retry {} of {}", registry, response.statusCode(),
+            path, attempt, RegistryRetry.ATTEMPTS - 1);
+      } catch (SSLException e) {
+        throw e;
+      } catch (IOException e) {
+        if (last || !RegistryRetry.transientFailure(e)) {
+          throw e;
+        }
+        LOG.debug("{} failed for {} ({}); retry {} of {}", registry, path, e.toString(), attempt,
+            RegistryRetry.ATTEMPTS - 1);
+      }
+      if (!RegistryRetry.pause(attempt)) {
+        throw new IOException("interrupted while retrying " + registry);
+      }
+    }
+  }
+
+  private HttpResponse<byte[]> getOnce(String repository, String path, String accept)
       throws IOException {
     String cached = SCHEMES.get(registry);
     if (cached != null) {

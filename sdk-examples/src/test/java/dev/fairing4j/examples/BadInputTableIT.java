@@ -1,0 +1,343 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.fairing4j.build.Builders;
+import dev.fairing4j.build.JibImageBuilder;
+import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.Pipeline;
+import dev.fairing4j.core.Preprocessor;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.testing.KubernetesApiFixture;
+import dev.fairing4j.core.testing.RegistryExtension;
+import dev.fairing4j.deploy.Clusters;
+import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deploy.JobDeployer;
+import dev.fairing4j.deploy.Mutators;
+import dev.fairing4j.deploy.ReplicaType;
+import dev.fairing4j.deploy.RestartPolicy;
+import dev.fairing4j.deploy.kubernetes.KubernetesCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.errors.GitAPIException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Invalid input at every stage, through the front door: each case builds a pipeline that is valid
+ * except for one field, runs it against a real registry and the Kubernetes API mock, and expects a
+ * {@link FairingException} that names the field and says how to fix it, before a single request
+ * reaches either server. A validation that slipped past the pipeline's checks would show up as a
+ * build (registry requests) or a submission (API requests), so the request assertions are what
+ * make "validation before any network call" a tested promise rather than a comment.
+ *
+ * <p>Unknown git refs are checked against a real repository through {@code file://}: resolving
+ * a ref needs the git server, which here is neither the registry nor the API server, so the
+ * no-request assertions still hold. Two mistakes only a server can see are not in the table: a
+ * base image that does not exist (the registry must be asked; JibImageBuilderFailuresIT shows it
+ * fails before any upload) and a job name already taken (the API server must be asked;
+ * KubernetesSubmitTest shows the 409 path creates nothing).
+ */
+@Timeout(60)
+class BadInputTableIT {
+  @RegisterExtension static final RegistryExtension REGISTRY = RegistryExtension.plain();
+  @RegisterExtension static final KubernetesApiFixture K8S = new KubernetesApiFixture();
+
+  @TempDir static Path dir;
+  private static Path train;
+  private static Path gitRepo;
+
+  /**
+   * One invalid input: the field the error must name, the run that must fail before any request,
+   * and any further text the message must hold (a cap, a value).
+   */
+  record Case(String field, Function<Env, Object> run, List<String> mentions) {}
+
+  /** What a case may build on: a valid baseline for every stage and scratch files. */
+  record Env(Path dir, Path train, Path gitRepo) {
+    Preprocessor python() {
+      return Preprocessors.python(train);
+    }
+
+    JibImageBuilder builder() {
+      // the base need not exist: every case fails before the build would pull it
+      return Builders.jib(REGISTRY.hostPort() + "/base/python:3.11").pushTo(target());
+    }
+
+    String target() {
+      return REGISTRY.hostPort() + "/team/bad-input";
+    }
+
+    KubernetesCluster cluster() {
+      return Clusters.kubernetes().kubeconfig(K8S.kubeconfig());
+    }
+
+    /** A pipeline valid in every stage but the deployer given. */
+    Object run(JobDeployer<?> deployer) {
+      return run(python(), builder(), deployer);
+    }
+
+    Object run(Preprocessor preprocessor) {
+      return run(preprocessor, builder(), Deployers.pyTorchJob("bad-input").on(cluster()));
+    }
+
+    Object run(JibImageBuilder builder) {
+      return run(python(), builder, Deployers.pyTorchJob("bad-input").on(cluster()));
+    }
+
+    Object run(Preprocessor preprocessor, JibImageBuilder builder, JobDeployer<?> deployer) {
+      Pipeline pipeline = Fairing.pipeline().progress(ProgressListener.NONE)
+          .preprocessor(preprocessor).deployer(deployer);
+      return (builder == null ? pipeline : pipeline.builder(builder)).run();
+    }
+
+    Object runOn(KubernetesCluster cluster) {
+      return run(Deployers.pyTorchJob("bad-input").workers(1).on(cluster));
+    }
+
+    Path write(String name, String content) {
+      try {
+        Path file = dir.resolve(name);
+        Files.createDirectories(file.getParent());
+        return Files.writeString(file, content);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  @BeforeAll
+  static void files() throws IOException, GitAPIException {
+    train = Files.writeString(dir.resolve("train.py"), "print('training')\n");
+    gitRepo = Files.createDirectories(dir.resolve("repo"));
+    try (Git git = Git.init().setDirectory(gitRepo.toFile()).setInitialBranch("main").call()) {
+      Files.writeString(gitRepo.resolve("train.py"), "print('from git')\n");
+      git.add().addFilepattern("train.py").call();
+      git.commit().setMessage("seed").setAuthor("t", "t@example.com")
+          .setCommitter("t", "t@example.com").setSign(false).call();
+      git.tag().setName("v1").call();
+    }
+  }
+
+  static Stream<Arguments> cases() {
+    return Stream.of(
+        // ---- names -------------------------------------------------------------------------
+        c("job name with capitals", "name",
+            e -> e.run(Deployers.pyTorchJob("MNIST").on(e.cluster()))),
+        c("job name with an underscore", "name",
+            e -> e.run(Deployers.pyTorchJob("mnist_ddp").on(e.cluster()))),
+        c("job name too long (the message states the cap)", "name",
+            e -> e.run(Deployers.pyTorchJob("a".repeat(80)).on(e.cluster())), "the cap is 63"),
+        c("job name empty", "name", e -> e.run(Deployers.job("").on(e.cluster()))),
+        c("TFJob name too long", "name",
+            e -> e.run(Deployers.tfJob("t".repeat(70)).on(e.cluster())), "the cap is"),
+        c("job namespace with capitals", "namespace",
+            e -> e.run(Deployers.pyTorchJob("ok").namespace("Kubeflow").on(e.cluster()))),
+        c("job namespace with an underscore", "namespace",
+            e -> e.run(Deployers.pyTorchJob("ok").namespace("team_a").on(e.cluster()))),
+        c("cluster namespace too long", "namespace",
+            e -> e.runOn(e.cluster().namespace("n".repeat(64)))),
+        c("claim name with capitals", "claim",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.pvc("Models-Claim", "/opt/models")))),
+        c("claim name with an underscore", "claim",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.pvc("models_claim", "/opt/models")))),
+        c("claim name too long", "claim",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.pvc("c".repeat(254), "/opt/models")))),
+        c("secret name with an underscore in envFromSecret", "secret",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.envFromSecret("TOKEN", "api_token", "value")))),
+        // ---- quantities ----------------------------------------------------------------------
+        c("memory 4Gx", "memory",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.resources("2", "4Gx", 0)))),
+        c("memory 4GB", "memory",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.resources("2", "4GB", 0)))),
+        c("cpu -1", "cpu",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.resources("-1", "4Gi", 0)))),
+        c("cpu empty", "cpu",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.resources("", "4Gi", 0)))),
+        c("gpus negative", "gpus",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.gpus(-1)))),
+        c("shared memory size not a quantity", "sharedMemory",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.sharedMemory("lots")))),
+        // ---- replica counts ------------------------------------------------------------------
+        c("negative PyTorchJob workers", "workers",
+            e -> e.run(Deployers.pyTorchJob("ok").workers(-1).on(e.cluster()))),
+        c("negative TFJob workers", "workers",
+            e -> e.run(Deployers.tfJob("ok").workers(-2).on(e.cluster()))),
+        c("zero replicas on a batch Job", "replicas",
+            e -> e.run(Deployers.job("ok").replicas(0).on(e.cluster()))),
+        c("negative parameter servers", "ps",
+            e -> e.run(Deployers.tfJob("ok").ps(-1).on(e.cluster()))),
+        // ---- contradictory options -----------------------------------------------------------
+        c("two chiefs on a TFJob", "chief",
+            e -> e.run(Deployers.tfJob("ok").chief(2).on(e.cluster()))),
+        c("two evaluators on a TFJob", "evaluator",
+            e -> e.run(Deployers.tfJob("ok").evaluator(2).on(e.cluster()))),
+        c("nprocPerNode abc", "nprocPerNode",
+            e -> e.run(Deployers.pyTorchJob("ok").nprocPerNode("abc").on(e.cluster()))),
+        c("elastic min above max", "elastic",
+            e -> e.run(Deployers.pyTorchJob("ok").workers(2).elastic(3, 1).on(e.cluster()))),
+        c("restart policy Always on a batch Job", "restartPolicy",
+            e -> e.run(Deployers.job("ok").restartPolicy(RestartPolicy.ALWAYS).on(e.cluster()))),
+        c("restart policy ExitCode on a batch Job", "restartPolicy",
+            e -> e.run(Deployers.job("ok").restartPolicy(RestartPolicy.EXIT_CODE)
+                .on(e.cluster()))),
+        c("negative backoffLimit", "backoffLimit",
+            e -> e.run(Deployers.job("ok").backoffLimit(-1).on(e.cluster()))),
+        c("zero activeDeadlineSeconds", "activeDeadlineSeconds",
+            e -> e.run(Deployers.job("ok").activeDeadlineSeconds(0).on(e.cluster()))),
+        // ---- unknown replica types for a kind ------------------------------------------------
+        c("mutate targeting PS on a PyTorchJob", "mutate",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.gpus(1), ReplicaType.PS))),
+        c("mutate targeting Master on a TFJob", "mutate",
+            e -> e.run(Deployers.tfJob("ok").on(e.cluster())
+                .mutate(Mutators.gpus(1), ReplicaType.MASTER))),
+        c("restart policy for Evaluator on a PyTorchJob", "restartPolicy",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .restartPolicy(ReplicaType.EVALUATOR, RestartPolicy.NEVER))),
+        // ---- pod settings ----------------------------------------------------------------------
+        c("env var name with a pasted newline", "env",
+            e -> e.run(Deployers.pyTorchJob("ok").env("EPOCHS\n", "3").on(e.cluster()))),
+        c("env var name with a control character in a mutator", "env",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.env("EPO\tCHS", "3")))),
+        c("env var name with '=' in a mutator", "env",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.env("A=B", "x")))),
+        c("label key with a space", "label",
+            e -> e.run(Deployers.pyTorchJob("ok").label("team name", "a").on(e.cluster()))),
+        c("label key with an over-long prefix", "label",
+            e -> e.run(Deployers.pyTorchJob("ok").label("p".repeat(254) + "/team", "a")
+                .on(e.cluster()))),
+        c("pod label value too long", "label",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.labels(Map.of("team", "v".repeat(64)))))),
+        c("annotation key invalid", "annotation",
+            e -> e.run(Deployers.pyTorchJob("ok").annotation("-bad", "a").on(e.cluster()))),
+        c("relative PVC mount path", "mountPath",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.pvc("models", "opt/models")))),
+        c("relative host path", "hostPath",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.hostPath("data", "/data")))),
+        c("toleration effect unknown", "effect",
+            e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
+                .mutate(Mutators.toleration("gpu", "yes", "Sometimes")))),
+        // ---- files -----------------------------------------------------------------------------
+        c("missing entry script", "entry",
+            e -> e.run(Preprocessors.python(e.dir().resolve("missing.py")))),
+        c("entry is a directory (unreadable as a file)", "entry",
+            e -> e.run(Preprocessors.python(e.dir().resolve("repo")))),
+        c("missing extra file", "files",
+            e -> e.run(Preprocessors.python(e.train()).files(e.dir().resolve("nope.bin")))),
+        c("missing requirements.txt", "requirements",
+            e -> e.run(Preprocessors.python(e.train())
+                .requirements(e.dir().resolve("requirements-missing.txt")))),
+        c("requirements given as a directory", "requirements",
+            e -> e.run(Preprocessors.python(e.train()).requirements(e.dir().resolve("repo")))),
+        c("entry outside the context", "entry",
+            e -> e.run(Preprocessors.python(e.train())
+                .baseDir(e.dir().resolve("repo")))),
+        // ---- notebooks ----------------------------------------------------------------------
+        c("notebook that is not JSON", "notebook",
+            e -> e.run(Preprocessors.notebook(e.write("broken.ipynb", "{\"cells\": [")))),
+        c("notebook whose cells are not a list", "notebook",
+            e -> e.run(Preprocessors.notebook(e.write("nocells.ipynb",
+                "{\"cells\": 3, \"nbformat\": 4, \"nbformat_minor\": 5, \"metadata\": {}}")))),
+        c("missing notebook", "notebook",
+            e -> e.run(Preprocessors.notebook(e.dir().resolve("missing.ipynb")))),
+        // ---- git ----------------------------------------------------------------------------
+        c("unknown git branch", "branch",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).branch("no-such-branch")
+                .entry("train.py"))),
+        c("unknown git tag", "tag",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).tag("v9")
+                .entry("train.py"))),
+        c("unknown git commit", "commit",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString())
+                .commit("0123456789abcdef0123456789abcdef01234567").entry("train.py"))),
+        c("git entry escaping the checkout", "entry",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).entry("../train.py"))),
+        c("git entry missing from the checkout", "entry",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).entry("nope.py"))),
+        // ---- image references ---------------------------------------------------------------
+        c("base image with capitals in the repository", "baseImage",
+            e -> e.run(Builders.jib("Python:3.11").pushTo(e.target()))),
+        c("base image with an empty tag", "baseImage",
+            e -> e.run(Builders.jib("python::3.11").pushTo(e.target()))),
+        c("base image with a malformed digest", "baseImage",
+            e -> e.run(Builders.jib("python@sha256:xyz").pushTo(e.target()))),
+        c("target repository with capitals", "pushTo",
+            e -> e.run(e.builder().pushTo(REGISTRY.hostPort() + "/Team/App"))),
+        c("target with a bad port", "pushTo",
+            e -> e.run(e.builder().pushTo("127.0.0.1:port/team/app"))),
+        c("target tag with a space", "tags",
+            e -> e.run(e.builder().tags("bad tag"))),
+        // ---- pipeline shape -----------------------------------------------------------------
+        c("no preprocessor", "preprocessor",
+            e -> Fairing.pipeline().builder(e.builder())
+                .deployer(Deployers.pyTorchJob("ok").on(e.cluster())).run()),
+        c("no builder for a Kubernetes job", "builder",
+            e -> e.run(e.python(), null, Deployers.pyTorchJob("ok").on(e.cluster()))),
+        // ---- kubeconfig ---------------------------------------------------------------------
+        c("kubeconfig that is broken YAML", "kubeconfig",
+            e -> e.runOn(Clusters.kubernetes().kubeconfig(
+                e.write("broken-kubeconfig", "apiVersion: v1\nclusters: [\n  - {name: x")))),
+        c("kubeconfig that does not exist", "kubeconfig",
+            e -> e.runOn(Clusters.kubernetes().kubeconfig(e.dir().resolve("no-kubeconfig")))),
+        c("unknown kubeconfig context", "context",
+            e -> e.runOn(e.cluster().context("no-such-context"))));
+  }
+
+  private static Arguments c(String name, String field, Function<Env, Object> run,
+      String... mentions) {
+    return Arguments.of(Named.of(name, new Case(field, run, List.of(mentions))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void failsBeforeAnyRequestNamingTheFieldAndTheFix(Case bad) {
+    REGISTRY.clearRequests();
+    K8S.reset();
+
+    Throwable thrown = catchThrowable(() -> bad.run().apply(new Env(dir, train, gitRepo)));
+
+    assertThat(thrown).as("the failure").isInstanceOf(FairingException.class);
+    assertThat(thrown.getMessage()).as("the message names the field and the fix")
+        .contains(bad.field()).contains("fix:");
+    bad.mentions().forEach(text -> assertThat(thrown.getMessage()).contains(text));
+    if (thrown instanceof InvalidInputException invalid) {
+      assertThat(invalid.field()).as("the exception's field").contains(bad.field());
+      assertThat(invalid.fix()).as("the fix").isNotBlank();
+    }
+    assertThat(REGISTRY.requests()).as("requests that reached the registry").isEmpty();
+    assertThat(K8S.requestLines()).as("requests that reached the API server").isEmpty();
+  }
+}
