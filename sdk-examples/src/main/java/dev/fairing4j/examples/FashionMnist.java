@@ -1,6 +1,7 @@
 package dev.fairing4j.examples;
 
 import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.build.PythonPreprocessor;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.deploy.Cluster;
@@ -28,6 +29,14 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
   public static final String MODELS_CLAIM = "traindb-models-claim";
   /** Where the claim is mounted in every replica. */
   public static final String MODELS_PATH = "/opt/mnist/models";
+
+  /** The bundled training script every PyTorch example runs. */
+  public static final String SCRIPT = "mnist_ddp.py";
+
+  /** The bundled training script as a preprocessor: {@code python mnist_ddp.py}. */
+  public static PythonPreprocessor script() {
+    return Preprocessors.python(ExampleScripts.extract(SCRIPT));
+  }
 
   /** The demo's defaults: one epoch over the full data set, one Worker. */
   public static FashionMnist defaults() {
@@ -58,7 +67,7 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
   /** The whole pipeline for {@code cluster}; add {@code .builder(..)} for a real cluster. */
   public Pipeline pipeline(Cluster cluster) {
     return Fairing.pipeline()
-        .preprocessor(Preprocessors.python(ExampleScripts.extract("mnist_ddp.py")))
+        .preprocessor(script())
         .deployer(deployer(cluster));
   }
 }

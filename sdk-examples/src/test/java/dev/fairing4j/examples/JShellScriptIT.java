@@ -1,0 +1,52 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.testing.Tools;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * {@code sdk-examples/jshell/mnist.jsh} run snippet by snippet through the {@code jdk.jshell} API,
+ * as {@code scripts/jshell.sh} runs it: the FashionMNIST job succeeds on the local cluster and the
+ * model lands on its claim. The one change to the script keeps the job's state and volumes in
+ * this test's directories instead of the user's.
+ */
+class JShellScriptIT {
+  private static final Path SCRIPT = Path.of("jshell/mnist.jsh");
+
+  @TempDir Path state;
+  @TempDir Path volumes;
+
+  @BeforeAll
+  static void requireRealParts() {
+    Tools.require("bwrap", "bubblewrap");
+    Tools.torchPython();
+    if (!Files.isRegularFile(ArenaDist.HOST_DATA.resolve("train-images-idx3-ubyte.gz"))) {
+      throw new AssertionFailedError("FashionMNIST is missing under " + ArenaDist.HOST_DATA
+          + "; install it: apt-get install dataset-fashion-mnist");
+    }
+  }
+
+  @Test
+  void theMnistScriptTrainsEndToEndOnTheLocalCluster() throws Exception {
+    String source = LocalClusterRedirect.apply(Files.readString(SCRIPT), state, volumes);
+
+    try (JShellSession jshell = new JShellSession()) {
+      jshell.runScript(source);
+
+      assertThat(jshell.run("job.status().phase() == JobPhase.SUCCEEDED")).isEqualTo("true");
+      assertThat(jshell.run("job.logs().replica(\"master-0\").snapshot().stream()"
+          + ".anyMatch(l -> l.toString().startsWith(\"[master-0] accuracy=\"))"))
+          .isEqualTo("true");
+      assertThat(jshell.skipped()).isEmpty();
+      assertThat(jshell.output()).contains("[worker-0] Using distributed PyTorch with gloo backend,"
+          + " rank 1 of 2").containsPattern("fashion-mnist-jshell\\s+PyTorchJob\\s+Succeeded");
+    }
+    assertThat(volumes.resolve("traindb-models-claim").resolve("mnist_cnn.pt")).isRegularFile();
+  }
+}
