@@ -1,5 +1,8 @@
 package dev.fairing4j.examples;
 
+import dev.fairing4j.deploy.TrainingClient;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.build.Preprocessors;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.Preprocessor;
@@ -113,5 +116,34 @@ public final class ArenaDist implements Example {
           e.toString(), "check that " + claim + " is writable", e);
     }
     out.println("data: FashionMNIST on claim " + DATA_CLAIM + " (" + claim + ")");
+  }
+
+  /**
+   * The Arena session of the scenario, through {@link TrainingClient}: list, get, top job,
+   * top node, the last 5 lines of every replica, and the log of one instance.
+   */
+  @Override
+  public void afterRun(TrainingJob job, JobStatus end, boolean succeeded, Cluster cluster,
+      ExampleOutput out) {
+    TrainingClient client = TrainingClient.connect(cluster).inNamespace(job.namespace());
+    out.println("");
+    out.println("$ arena list");
+    out.println(client.list().toString());
+    out.println("");
+    out.println("$ arena get " + job.name());
+    out.println(client.get(job.name()).toString());
+    out.println("");
+    out.println("$ arena top job");
+    out.println(client.topJobs().toString());
+    out.println("");
+    out.println("$ arena top node");
+    out.println(client.topNodes().toString());
+    out.println("");
+    out.println("$ arena logs --tail 5 " + job.name());
+    client.logs(job.name()).tail(5).snapshot().forEach(line -> out.println(line.toString()));
+    out.println("");
+    out.println("$ arena logs -i " + job.name() + "-worker-1 --tail 5 " + job.name());
+    client.logs(job.name()).replica("worker-1").tail(5).snapshot()
+        .forEach(line -> out.println(line.toString()));
   }
 }

@@ -7,6 +7,8 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.JobDeployer;
 import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deploy.storage.StorageObject;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -39,6 +41,15 @@ public interface Example {
   /** The local cluster this example needs (e.g. GPU requests ignored); default unchanged. */
   default LocalCluster local(LocalCluster cluster, ExampleOptions options, ExampleOutput out) {
     return cluster;
+  }
+
+  /**
+   * The PersistentVolumes and claims the job mounts: created (idempotently) before the job on a
+   * Kubernetes cluster and shown by a dry run; the local cluster backs claims with directories,
+   * so it needs none. Default none.
+   */
+  default List<StorageObject> storage(ExampleOptions options) {
+    return List.of();
   }
 
   /** Work before submission on {@code cluster}, e.g. data put on a claim; default none. */

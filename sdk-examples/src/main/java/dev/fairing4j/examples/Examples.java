@@ -1,5 +1,8 @@
 package dev.fairing4j.examples;
 
+import dev.fairing4j.deploy.storage.Volumes;
+import dev.fairing4j.deploy.storage.StorageObject;
+import dev.fairing4j.deploy.storage.ClusterStorage;
 import dev.fairing4j.build.Builders;
 import dev.fairing4j.build.JibImageBuilder;
 import dev.fairing4j.core.ConsoleProgress;
@@ -103,8 +106,10 @@ public final class Examples {
 
   /** The manifests {@code options} would submit; builds, pushes and runs nothing. */
   public static String dryRun(ExampleOptions options) {
-    return pipeline(options, options.kubeconfig()
-        .map(file -> (Cluster) Clusters.kubernetes().kubeconfig(file))).dryRun();
+    StringBuilder yaml = new StringBuilder();
+    find(options.name()).storage(options).forEach(object -> yaml.append(object.toYaml()));
+    return yaml.append(pipeline(options, options.kubeconfig()
+        .map(file -> (Cluster) Clusters.kubernetes().kubeconfig(file))).dryRun()).toString();
   }
 
   /**
@@ -140,6 +145,7 @@ public final class Examples {
     ProgressListener progress = options.quiet() ? ConsoleProgress.off() : ConsoleProgress.auto();
     TrainingJob job;
     try {
+      ensureStorage(example, options, cluster, out);
       example.beforeRun(options, cluster, out);
       job = pipeline(options, Optional.of(cluster)).progress(progress).run();
     } catch (FairingException e) {
@@ -167,6 +173,21 @@ public final class Examples {
     out.println(end.toTable());
     example.afterRun(job, end, succeeded, cluster, out);
     return succeeded ? 0 : FAILED;
+  }
+
+  // Claims on the local cluster are directories; a real cluster needs the objects first.
+  private static void ensureStorage(Example example, ExampleOptions options, Cluster cluster,
+      ExampleOutput out) {
+    List<StorageObject> objects = example.storage(options);
+    if (objects.isEmpty() || cluster instanceof LocalCluster) {
+      return;
+    }
+    ClusterStorage storage = Volumes.on(cluster);
+    if (options.namespace().isPresent()) {
+      storage = storage.inNamespace(options.namespace().get());
+    }
+    storage.ensure(objects.toArray(StorageObject[]::new))
+        .forEach(ensured -> out.println(ensured.toString()));
   }
 
   private static JibImageBuilder builder(ExampleOptions options, Example example) {

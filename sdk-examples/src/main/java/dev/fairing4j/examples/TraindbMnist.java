@@ -1,5 +1,9 @@
 package dev.fairing4j.examples;
 
+import java.util.Map;
+import java.util.List;
+import dev.fairing4j.deploy.storage.Volumes;
+import dev.fairing4j.deploy.storage.StorageObject;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.Preprocessor;
@@ -24,6 +28,10 @@ import java.util.Optional;
 public final class TraindbMnist implements Example {
   /** The PyTorchJob's name in the seed scenario. */
   public static final String JOB = "traindb-training-mnist";
+  /** The hostPath PersistentVolume the claim binds to. */
+  public static final String VOLUME = "traindb-models-volume";
+  /** Where that volume lives on the node. */
+  public static final String VOLUME_HOST_PATH = "/mnt/traindb/models";
 
   @Override
   public String name() {
@@ -50,6 +58,17 @@ public final class TraindbMnist implements Example {
         .args(settings.scriptArgs())
         .mutate(Mutators.pvc(FashionMnist.MODELS_CLAIM, FashionMnist.MODELS_PATH))
         .replaceExisting();
+  }
+
+  /** The seed's storage: a hostPath volume and a claim that binds to it by label. */
+  @Override
+  public List<StorageObject> storage(ExampleOptions options) {
+    Map<String, String> labels = Map.of("type", "local", "name", VOLUME);
+    return List.of(
+        Volumes.hostPathPersistentVolume(VOLUME, VOLUME_HOST_PATH, "10Gi",
+            List.of("ReadWriteMany"), labels),
+        Volumes.claim(FashionMnist.MODELS_CLAIM, "3Gi", labels, "")
+            .withAccessModes("ReadWriteMany"));
   }
 
   // The scenario watches the job, not the training: logs come once it has ended.

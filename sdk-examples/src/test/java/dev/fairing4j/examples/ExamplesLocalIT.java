@@ -117,6 +117,10 @@ class ExamplesLocalIT {
     assertThat(run.out()).contains("LocalCluster.ignoreGpuRequests()",
         "[master-0] synced from the test repository", "[worker-1] synced from the test repository",
         "[worker-1] Using distributed PyTorch with gloo backend, rank 2 of 3");
+    assertThat(run.out()).contains("$ arena list", "$ arena top node", "GPU(Allocated)")
+        .containsPattern("pytorch-dist\\s+Succeeded\\s+PyTorchJob")
+        .containsPattern("pytorch-dist-worker-1\\s+\\w+")
+        .containsPattern("\\[worker-1\\] .+");
     assertThat(volumes.resolve(ArenaDist.DATA_CLAIM).resolve("train-images-idx3-ubyte.gz"))
         .hasSameBinaryContentAs(ArenaDist.HOST_DATA.resolve("train-images-idx3-ubyte.gz"));
   }

@@ -59,6 +59,14 @@ class PodmanClusterIT {
       print(f"SCRIPT={os.path.abspath(__file__)}")
       with open(f"/opt/out/rank-{os.environ['RANK']}.txt", "w") as f:
           f.write(socket.gethostname())
+      # The job ends when the Master does (the operator then stops Workers): on a loaded machine a
+      # Worker's container can start late, so the Master waits until every rank has reported.
+      if os.environ["RANK"] == "0":
+          deadline = time.time() + 30
+          others = [f"/opt/out/rank-{r}.txt" for r in range(1, int(os.environ["WORLD_SIZE"]))]
+          while time.time() < deadline and not all(os.path.exists(p) for p in others):
+              time.sleep(0.05)
+          time.sleep(0.5)
       arg = sys.argv[1] if len(sys.argv) > 1 else "--exit=0"
       if arg == "--sleep":
           # as PID 1 of its container, python ignores SIGTERM unless it handles it
@@ -83,6 +91,15 @@ class PodmanClusterIT {
     Tools.require("buildah", "buildah");
     base = PythonBaseImage.pushTo(REGISTRY.hostPort() + "/base");
     Files.writeString(scripts.resolve("envprint.py"), SCRIPT);
+    // A run that was killed (or failed before its cleanup) can leave this class's containers
+    // behind; they would be miscounted as this run's.
+    List<String> leftovers = containerNames();
+    if (!leftovers.isEmpty()) {
+      List<String> remove = new java.util.ArrayList<>(List.of(
+          Tools.require("podman", "podman").toString(), "rm", "--force"));
+      remove.addAll(leftovers);
+      PythonBaseImage.run(remove);
+    }
   }
 
   @BeforeEach
@@ -244,6 +261,10 @@ class PodmanClusterIT {
 
   /** Names of the containers this test's jobs ran, that podman still knows. */
   private List<String> containers() throws IOException {
+    return containerNames();
+  }
+
+  private static List<String> containerNames() throws IOException {
     String names = PythonBaseImage.run(List.of(Tools.require("podman", "podman").toString(),
         "ps", "--all", "--format", "{{.Names}}"));
     return names.lines().filter(n -> n.startsWith("podjob-") || n.startsWith("podfail-")
