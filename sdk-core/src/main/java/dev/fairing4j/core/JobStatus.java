@@ -24,10 +24,14 @@ import java.util.stream.Collectors;
  * @param startTime when the job started, once it has
  * @param completionTime when it finished, once it has
  * @param pods the pods (or local processes) of the job, as far as they were read
+ * @param warnings what explains a stuck or failing job beyond its conditions: the Warning events
+ *     on the job and its pods (e.g. {@code FailedScheduling pod/mnist-worker-0: 0/3 nodes are
+ *     available: 3 Insufficient nvidia.com/gpu.}), oldest first; empty when there are none or
+ *     they could not be read
  */
 public record JobStatus(String name, String kind, List<JobCondition> conditions,
     Map<String, ReplicaStatus> replicaStatuses, Optional<Instant> startTime,
-    Optional<Instant> completionTime, List<PodInfo> pods) {
+    Optional<Instant> completionTime, List<PodInfo> pods, List<String> warnings) {
 
   /** Copies the collections, so a status never changes after it was read. */
   public JobStatus {
@@ -38,6 +42,17 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
     startTime = startTime == null ? Optional.empty() : startTime;
     completionTime = completionTime == null ? Optional.empty() : completionTime;
     pods = List.copyOf(pods);
+    warnings = warnings == null ? List.of() : List.copyOf(warnings);
+  }
+
+  /**
+   * A status without warnings: what a watch-driven poll reads (it skips the events, which only
+   * someone looking at the status needs), and what code written before warnings existed builds.
+   */
+  public JobStatus(String name, String kind, List<JobCondition> conditions,
+      Map<String, ReplicaStatus> replicaStatuses, Optional<Instant> startTime,
+      Optional<Instant> completionTime, List<PodInfo> pods) {
+    this(name, kind, conditions, replicaStatuses, startTime, completionTime, pods, List.of());
   }
 
   /**
@@ -76,11 +91,11 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
 
   /**
    * A readable multi-line description, like {@code kubectl describe} in short: the job and its
-   * phase, then its conditions, replica counts and pods.
+   * phase, then its conditions, replica counts, pods and warnings.
    */
   public String toTable() {
     StringBuilder text = new StringBuilder(jobTable().toText());
-    for (TextTable section : List.of(conditionTable(), replicaTable(), podTable())) {
+    for (TextTable section : sections()) {
       if (!section.isEmpty()) {
         text.append("\n\n").append(section.toText());
       }
@@ -91,12 +106,16 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
   /** The same as {@link #toTable()} as HTML tables, for notebooks. */
   public String toHtml() {
     StringBuilder html = new StringBuilder(jobTable().toHtml());
-    for (TextTable section : List.of(conditionTable(), replicaTable(), podTable())) {
+    for (TextTable section : sections()) {
       if (!section.isEmpty()) {
         html.append(section.toHtml());
       }
     }
     return html.toString();
+  }
+
+  private List<TextTable> sections() {
+    return List.of(conditionTable(), replicaTable(), podTable(), eventTable());
   }
 
   private TextTable jobTable() {
@@ -130,6 +149,13 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
     return table;
   }
 
+  private TextTable eventTable() {
+    TextTable table = TextTable.of("EVENTS");
+    warnings.forEach(table::row);
+    return table;
+  }
+
+  /** One line: kind, name, phase, deciding reason and replica counts; no pods or warnings. */
   @Override
   public String toString() {
     String replicas = replicaStatuses.entrySet().stream()

@@ -2,6 +2,7 @@ package dev.fairing4j.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,5 +78,27 @@ class ErrorsAndSecretsTest {
     assertThat(new LogLine("master-0", "pytorch", "loss=0.5", Optional.empty()).toString())
         .isEqualTo("[master-0] loss=0.5");
     assertThat(Fairing.pipeline().toString()).hasSizeLessThan(120);
+  }
+
+  @Test
+  void jobTimeoutExceptionSaysWhyAPodDoesNotRun() {
+    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
+        Optional.empty(), Optional.empty(), 0, Optional.empty());
+    PodInfo stuck = new PodInfo("mnist-worker-0", "Worker", 0, "Pending", Optional.empty(),
+        Optional.of("Unschedulable"),
+        Optional.of("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\nsecond line"), 0,
+        Optional.empty());
+    JobStatus status = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Created", "PyTorchJobCreated", "")), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(running, stuck));
+
+    JobTimeoutException e = new JobTimeoutException(status, Duration.ofMinutes(5), null);
+
+    assertThat(e.getMessage()).contains("still Created after PT5M (mnist-worker-0 Unschedulable:"
+        + " 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.)")
+        .doesNotContain("second line");
+    assertThat(new JobTimeoutException(new JobStatus("mnist", "PyTorchJob", List.of(), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(running)), Duration.ofMinutes(5), "deleted")
+        .getMessage()).contains("still Pending after PT5M; deleted");
   }
 }

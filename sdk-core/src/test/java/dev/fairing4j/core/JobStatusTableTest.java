@@ -53,4 +53,43 @@ class JobStatusTableTest {
         JOB    KIND        PHASE    STARTED  DURATION
         mnist  PyTorchJob  Pending  -        -""");
   }
+
+  @Test
+  void aStuckJobShowsWhyItsPodWaitsAndItsWarningEvents() {
+    JobStatus stuck = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Created", "PyTorchJobCreated", "")), Map.of(),
+        Optional.empty(), Optional.empty(),
+        List.of(new PodInfo("mnist-worker-0", "Worker", 0, "Pending", Optional.empty(),
+            Optional.of("Unschedulable"),
+            Optional.of("0/3 nodes are available: 3 Insufficient nvidia.com/gpu."), 0,
+            Optional.empty())),
+        List.of("FailedScheduling pod/mnist-worker-0: 0/3 nodes are available: 3 Insufficient"
+            + " nvidia.com/gpu. (x4)", "Unschedulable pytorchjob/mnist: <no GPU>"));
+
+    assertThat(stuck.toTable()).endsWith("""
+        POD             PHASE    NODE  RESTARTS  EXIT  REASON
+        mnist-worker-0  Pending  -     0         -     Unschedulable: 0/3 nodes are available: \
+        3 Insufficient nvidia.com/gpu.
+
+        EVENTS
+        FailedScheduling pod/mnist-worker-0: 0/3 nodes are available: 3 Insufficient \
+        nvidia.com/gpu. (x4)
+        Unschedulable pytorchjob/mnist: <no GPU>""");
+    assertThat(stuck.toHtml()).contains("<th>EVENTS</th>")
+        .contains("<td>Unschedulable pytorchjob/mnist: &lt;no GPU&gt;</td>");
+    // The one-liner stays short: the events are for the table.
+    assertThat(stuck.toString()).isEqualTo("PyTorchJob mnist Created (PyTorchJobCreated)");
+  }
+
+  @Test
+  void warningsAreCopiedAndDefaultToNone() {
+    List<String> warnings = new java.util.ArrayList<>(List.of("BackOff pod/p: restarting"));
+    JobStatus withWarnings = new JobStatus("mnist", "PyTorchJob", List.of(), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(), warnings);
+    warnings.clear();
+
+    assertThat(withWarnings.warnings()).containsExactly("BackOff pod/p: restarting");
+    assertThat(status.warnings()).isEmpty();
+    assertThat(status.toTable()).doesNotContain("EVENTS");
+  }
 }

@@ -71,7 +71,11 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
 
   /**
    * Reads the job's conditions (the phase by the operator's precedence rule), replica counts,
-   * times and pods, each pod with its replica, phase, node and why it is not running.
+   * times and pods, each pod with its replica, phase, node and why it is not running
+   * (Unschedulable with the scheduler's message, ErrImagePull / ImagePullBackOff with the image,
+   * CrashLoopBackOff with the last lines of the crashed container), and the newest Warning events
+   * on the job and its pods as {@link JobStatus#warnings()}. Events and logs are read best effort
+   * and never fail the status.
    *
    * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
    *     job no longer exists

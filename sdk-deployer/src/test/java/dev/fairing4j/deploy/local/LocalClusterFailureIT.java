@@ -194,6 +194,9 @@ class LocalClusterFailureIT {
       assertThat(pod.message().orElseThrow()).contains("nvidia.com/gpu",
           "ignoreGpuRequests()");
     });
+    assertThat(status.warnings()).anyMatch(w -> w.startsWith("FailedScheduling gpu-master-0:")
+        && w.contains("nvidia.com/gpu"));
+    assertThat(timeout.getMessage()).contains("Unschedulable");
     assertThat(handle.logs().snapshot()).isEmpty();
     handle.delete();
 

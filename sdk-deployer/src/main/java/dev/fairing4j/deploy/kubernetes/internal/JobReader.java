@@ -8,11 +8,15 @@ import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a job's status and pods from the cluster. Kubeflow kinds report conditions the operator
@@ -21,6 +25,18 @@ import java.util.Optional;
  */
 public final class JobReader {
   private static final String KUBEFLOW_JOB_LABEL = "training.kubeflow.org/job-name";
+  private static final Logger LOG = LoggerFactory.getLogger(JobReader.class);
+  /** At most this many Warning events in a status, the newest. */
+  public static final int STATUS_WARNINGS = 10;
+  /** How many lines of a crashed container's previous log a CrashLoopBackOff pod shows. */
+  public static final int CRASH_LINES = 5;
+  /** At most this many CrashLoopBackOff pods have their previous log read per status. */
+  public static final int CRASH_LOGS = 3;
+  /** The server-side bound of one previous-log read (a line may be a huge progress bar). */
+  private static final int CRASH_BYTES = 16 * 1024;
+  /** Each shown line is cut here so the pod table stays readable. */
+  private static final int LINE_CHARS = 200;
+  private static final String CRASH_LOOP = "CrashLoopBackOff";
 
   private final KubeRest rest;
   private final JobRef job;
@@ -45,14 +61,26 @@ public final class JobReader {
             + job.resource().kubectlName() + " -n " + job.namespace() + "'", 404, null));
   }
 
-  /** The full status: conditions, replica counts, times and pods. */
+  /**
+   * The full status: conditions, replica counts, times, pods and the Warning events on the job
+   * and its pods. A pod in CrashLoopBackOff has the last lines its previous container wrote
+   * added to its message. Events and logs are best effort: what cannot be read is left out, it
+   * never fails the status.
+   */
   public JobStatus status() {
     Map<String, Object> object = requireObject();
-    return status(object, pods(object));
+    List<PodInfo> pods = withCrashLines(jobPods(object));
+    return status(object, pods, warnings(pods));
   }
 
-  /** The status of {@code object} with {@code pods}. */
+  /** The status of {@code object} with {@code pods} and no warnings (a cheap read, for polls). */
   public JobStatus status(Map<String, Object> object, List<PodInfo> pods) {
+    return status(object, pods, List.of());
+  }
+
+  /** The status of {@code object} with {@code pods} and {@code warnings}. */
+  public JobStatus status(Map<String, Object> object, List<PodInfo> pods,
+      List<String> warnings) {
     Map<String, Object> status = JsonTree.map(object, "status");
     List<JobCondition> conditions = JobKinds.isBatch(job.kind()) ? batchConditions(status)
         : conditions(status);
@@ -67,7 +95,81 @@ public final class JobReader {
           replicas.put(type, counts(value)));
     }
     return new JobStatus(job.name(), job.kind(), conditions, replicas,
-        JsonTree.instant(status, "startTime"), JsonTree.instant(status, "completionTime"), pods);
+        JsonTree.instant(status, "startTime"), JsonTree.instant(status, "completionTime"), pods,
+        warnings);
+  }
+
+  /**
+   * The newest {@link #STATUS_WARNINGS} Warning events on the job and {@code pods}, oldest first;
+   * empty when they cannot be read (e.g. no permission to list events).
+   */
+  public List<String> warnings(List<PodInfo> pods) {
+    Set<String> names = new HashSet<>();
+    names.add(job.name());
+    pods.forEach(p -> names.add(p.name()));
+    try {
+      return WarningEvents.about(rest, job.namespace(), names, STATUS_WARNINGS);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
+      return List.of();
+    }
+  }
+
+  /**
+   * The pods' infos, those in CrashLoopBackOff with the last lines of their crashed container
+   * appended to the message: the kubelet's message only says it backs off, the log says why.
+   * Only the first {@link #CRASH_LOGS} such pods are read, so a status of a large job whose
+   * workers all crash the same way costs a few requests, not one per worker.
+   */
+  private List<PodInfo> withCrashLines(List<JobPod> pods) {
+    List<PodInfo> infos = new ArrayList<>();
+    int read = 0;
+    for (JobPod pod : pods) {
+      PodInfo info = pod.info();
+      Optional<String> container = crashedContainer(pod.object());
+      if (read < CRASH_LOGS && info.reason().filter(CRASH_LOOP::equals).isPresent()
+          && container.isPresent()) {
+        read++;
+        List<String> lines = previousLines(info.name(), container.get());
+        if (!lines.isEmpty()) {
+          info = new PodInfo(info.name(), info.replicaType(), info.index(), info.phase(),
+              info.node(), info.reason(), Optional.of(info.message().map(m -> m + "; ")
+                  .orElse("") + "last lines: " + String.join(" | ", lines)),
+              info.restarts(), info.exitCode());
+        }
+      }
+      infos.add(info);
+    }
+    return infos;
+  }
+
+  /** The container PodDiagnosis blames, when it waits in CrashLoopBackOff. */
+  private static Optional<String> crashedContainer(Map<String, Object> pod) {
+    for (String list : List.of("initContainerStatuses", "containerStatuses")) {
+      for (Map<String, Object> status : JsonTree.maps(pod, "status", list)) {
+        Optional<String> reason = JsonTree.text(status, "state", "waiting", "reason")
+            .filter(PodDiagnosis.BAD_WAITING::contains);
+        if (reason.isPresent()) {
+          return reason.get().equals(CRASH_LOOP) ? JsonTree.text(status, "name")
+              : Optional.empty();
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The last non-blank lines of the previous instance's log, each bounded; none on errors. */
+  private List<String> previousLines(String pod, String container) {
+    try {
+      List<String> lines = rest.readPreviousLog(job.namespace(), pod, container, CRASH_LINES,
+          CRASH_BYTES).lines().filter(l -> !l.isBlank()).map(String::strip)
+          .map(l -> l.length() > LINE_CHARS ? l.substring(0, LINE_CHARS) + "..." : l).toList();
+      return lines.subList(Math.max(0, lines.size() - CRASH_LINES), lines.size());
+    } catch (RuntimeException e) {
+      // e.g. 400 "previous terminated container not found" after a node restart
+      LOG.debug("Could not read the previous log of {}/{}: {}", pod, container, e.getMessage());
+      return List.of();
+    }
   }
 
   /**

@@ -278,6 +278,32 @@ public final class KubeRest {
   }
 
   /**
+   * Reads the last {@code tailLines} lines of the log of a container's previous instance (the one
+   * that crashed before its last restart), at most {@code limitBytes} bytes: what explains a
+   * CrashLoopBackOff, read while the current instance waits to be restarted. The query is the one
+   * client-java builds: {@code container}, {@code limitBytes}, {@code previous}, {@code tailLines}.
+   *
+   * @throws KubernetesApiException e.g. 400 when the container has no previous instance
+   */
+  public String readPreviousLog(String namespace, String pod, String container, int tailLines,
+      int limitBytes) {
+    Operation operation = Operation.on("get", ResourceRef.PODS, Optional.of(namespace), pod)
+        .sub("log");
+    Call call;
+    try {
+      call = new CoreV1Api(client).readNamespacedPodLog(pod, namespace).container(container)
+          .previous(true).tailLines(tailLines).limitBytes(limitBytes).buildCall(null);
+    } catch (ApiException e) {
+      throw unreachable(operation, e);
+    }
+    Response response = execute(operation, call);
+    if (!response.ok()) {
+      throw error(operation, response);
+    }
+    return response.body();
+  }
+
+  /**
    * What a container-log request asks for.
    *
    * @param follow keep the response open and send lines as the container writes them

@@ -26,6 +26,15 @@ public final class WarningEvents {
    * {@code Reason kind/name: message (xN)}.
    */
   public static List<String> about(KubeRest rest, String namespace, Set<String> names) {
+    return about(rest, namespace, names, LIMIT);
+  }
+
+  /**
+   * As {@link #about(KubeRest, String, Set)}, keeping only the newest {@code limit}: a status
+   * shows fewer than a failure report, which is read once.
+   */
+  public static List<String> about(KubeRest rest, String namespace, Set<String> names,
+      int limit) {
     // Filtered here rather than by field selectors: a selector matches one involved object, not
     // the job and all its pods, and test doubles such as fabric8's mock ignore them.
     List<Map<String, Object>> events = rest.list(ResourceRef.EVENTS, Optional.of(namespace),
@@ -50,7 +59,7 @@ public final class WarningEvents {
           + (count > 1 ? " (x" + count + ")" : ""));
     }
     List<String> all = new ArrayList<>(lines);
-    return all.subList(Math.max(0, all.size() - LIMIT), all.size());
+    return all.subList(Math.max(0, all.size() - limit), all.size());
   }
 
   private static Instant time(Map<String, Object> event) {

@@ -176,8 +176,7 @@ public final class LocalTrainingJob implements TrainingJob {
     String message = status.decidingCondition().map(c -> c.message()).orElse("");
     List<String> lastLines = failed.map(r -> new LocalJobLogs(this::current, () -> true, jobDir)
         .lastLines(r.shortName(), LAST_LINES)).orElse(List.of());
-    List<String> warnings = record.events().stream().filter(e -> e.type().equals("Warning"))
-        .map(e -> e.reason() + " " + e.object() + ": " + e.message()).toList();
+    List<String> warnings = StatusMapper.warnings(record, Integer.MAX_VALUE);
     return new JobFailedException(status, failed.map(JobRecord.Replica::shortName),
         failed.map(JobRecord.Replica::exitCode), message, lastLines, warnings);
   }

@@ -8,9 +8,11 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Turns a job record into the SDK's {@link JobStatus}, the same type a Kubernetes job reports.
@@ -21,6 +23,8 @@ import java.util.Optional;
 public final class StatusMapper {
   /** The reason of a replica whose supervisor is gone. */
   public static final String SUPERVISOR_LOST = "SupervisorLost";
+  /** At most this many Warning events in a status, the newest, as on Kubernetes. */
+  public static final int STATUS_WARNINGS = 10;
 
   private StatusMapper() {}
 
@@ -65,7 +69,24 @@ public final class StatusMapper {
     Map<String, ReplicaStatus> replicaStatuses = new LinkedHashMap<>();
     counts.forEach((type, c) -> replicaStatuses.put(type, new ReplicaStatus(c[0], c[1], c[2])));
     return new JobStatus(current.name(), current.kind(), conditions(current), replicaStatuses,
-        instant(current.startTime()), instant(current.completionTime()), pods);
+        instant(current.startTime()), instant(current.completionTime()), pods,
+        warnings(current, STATUS_WARNINGS));
+  }
+
+  /**
+   * The record's Warning events (FailedScheduling, ExitedWithCode, BackOff, ...) as
+   * {@code Reason object: message}, oldest first, the newest {@code limit} of them; repeats of
+   * the same text are shown once, where they first occurred.
+   */
+  public static List<String> warnings(JobRecord record, int limit) {
+    Set<String> lines = new LinkedHashSet<>();
+    for (JobRecord.Event e : record.events()) {
+      if ("Warning".equals(e.type())) {
+        lines.add(e.reason() + " " + e.object() + ": " + e.message());
+      }
+    }
+    List<String> all = new ArrayList<>(lines);
+    return all.subList(Math.max(0, all.size() - limit), all.size());
   }
 
   private static JobRecord orphaned(JobRecord record) {
