@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class JibProgress {
   private static final Logger LOG = LoggerFactory.getLogger("dev.fairing4j.build.jib");
+  /** Every Jib step with its time, at debug level: where a slow build spends it. */
+  private static final Logger TIMING = LoggerFactory.getLogger("dev.fairing4j.build.jib.timing");
   private static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
   // Jib times dozens of nested steps; these are the ones a user recognises.
   private static final Pattern USER_STEPS = Pattern.compile("Building and pushing image"
@@ -56,6 +58,9 @@ public final class JibProgress {
   /** Handles one of Jib's timer events. */
   public void onTimer(TimerEvent event) {
     String description = event.getDescription();
+    if (event.getState() == TimerEvent.State.FINISHED && TIMING.isDebugEnabled()) {
+      TIMING.debug("{} ms: {}", event.getElapsed().toMillis(), description);
+    }
     if (description.startsWith("pushBlob PATCH") || description.startsWith("pushBlob PUT")) {
       // Only a real upload writes content; a cross-repository mount ends with its POST.
       digestIn(description).ifPresent(uploaded::add);

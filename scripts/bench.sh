@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# fairing4j benchmarks. Each mode prints its figures as `bench.<name>=<value>` lines; targets are
+# printed beside the figures with PASS or MISS, and a miss never fails the run (benchmarks
+# measure, they do not assert). A non-zero exit means the benchmark itself could not run.
+#
+#   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
+#       The edit loop of a training script on a large base in a local registry: first build of a
+#       new repository, one-line change, unchanged rebuild; Jib in a warm and in a fresh JVM, and
+#       buildah (vfs, chroot) pushing to the same registry. See BuildBenchmark's javadoc.
+#
+# Environment:
+#   FAIRING4J_BENCH_DIR   work dir, kept between runs so the base is built once
+#                         (default ~/.cache/fairing4j/bench)
+#   FAIRING4J_BENCH_BASE  torch (default: Debian minbase + python3-torch, ~1 GB) or python3
+#   DEBIAN_MIRROR         mirror for debootstrap (default http://deb.debian.org/debian)
+#   BENCH_JAVA_OPTS       extra JVM options for the benchmark JVM (e.g. to log Jib's step times)
+#
+# Needs root (debootstrap, buildah with vfs storage and chroot isolation), JDK 17 and Maven with
+# the project's dependencies in ~/.m2, and the Debian packages debootstrap, buildah, skopeo,
+# docker-registry. It installs nothing: a missing tool stops it with the apt-get line to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BENCH_DIR=${FAIRING4J_BENCH_DIR:-$HOME/.cache/fairing4j/bench}
+BASE_VARIANT=${FAIRING4J_BENCH_BASE:-torch}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Whole measured run (after the base exists) stays under 10 minutes.
+RUN_LIMIT_S=600
+
+usage() {
+  echo "usage: scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]" >&2
+}
+
+log() { echo "bench: $*" >&2; }
+
+# Stops with the apt-get line for every missing tool ("command:package" pairs).
+require_tools() {
+  local missing=() pair
+  for pair in "$@"; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "missing ${missing[*]}; install with: apt-get install --no-install-recommends ${missing[*]}"
+    exit 1
+  fi
+}
+
+# The runtime class path of sdk-examples (no test jars), building the jars first when a source or
+# pom is newer than the last build, so a rerun does not pay for Maven.
+bench_classpath() {
+  local cp_file=sdk-examples/target/bench.classpath stamp=sdk-examples/target/bench.stamp
+  if [ ! -f "$stamp" ] || [ ! -f "$cp_file" ] || [ -n "$(find pom.xml sdk-*/pom.xml \
+      sdk-*/src/main -newer "$stamp" -print -quit)" ]; then
+    log "building the jars (mvn package)"
+    # outputFile is relative to each module of the reactor; only sdk-examples' is used.
+    mvn -B -o -q -pl sdk-examples -am package dependency:build-classpath -DskipTests \
+      -Dmdep.outputFile=target/bench.classpath -DincludeScope=runtime >&2
+    touch "$stamp"
+  fi
+  echo "sdk-examples/target/classes:$(cat "$cp_file")"
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# The port of the last run when it is free: buildah remembers where it saw each blob by
+# registry address, and mounts the base into a new repository only from an address it knows.
+free_port() {
+  local port last_file=$BENCH_DIR/registry/port
+  if [ -f "$last_file" ] && port_free "$(cat "$last_file")"; then
+    cat "$last_file"
+    return
+  fi
+  for port in $(shuf -i 20000-60000 -n 50); do
+    if port_free "$port"; then
+      echo "$port" > "$last_file"
+      echo "$port"
+      return
+    fi
+  done
+  log "no free port found"
+  exit 1
+}
+
+REGISTRY_PID=""
+cleanup() {
+  if [ -n "$REGISTRY_PID" ] && kill -0 "$REGISTRY_PID" 2>/dev/null; then
+    kill "$REGISTRY_PID" 2>/dev/null || true
+    wait "$REGISTRY_PID" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts docker-registry on a free loopback port; its storage persists in the work dir (so the
+# base is pushed once), its log (with the access log the benchmark counts uploads from) is new.
+start_registry() {
+  local dir=$BENCH_DIR/registry
+  mkdir -p "$dir/storage"
+  REGISTRY_PORT=$(free_port)
+  REGISTRY=127.0.0.1:$REGISTRY_PORT
+  REGISTRY_LOG=$dir/registry.log
+  cat > "$dir/config.yml" <<EOF
+version: 0.1
+log:
+  level: warn
+  formatter: text
+  accesslog:
+    disabled: false
+storage:
+  filesystem:
+    rootdirectory: '$dir/storage'
+  delete:
+    enabled: true
+  maintenance:
+    uploadpurging:
+      enabled: false
+http:
+  addr: $REGISTRY
+  secret: fairing4j-bench-$RANDOM$RANDOM
+EOF
+  : > "$REGISTRY_LOG"
+  # pdeathsig: the registry dies with this script even when the script is SIGKILLed
+  setpriv --pdeathsig KILL docker-registry serve "$dir/config.yml" >> "$REGISTRY_LOG" 2>&1 &
+  REGISTRY_PID=$!
+  local i
+  for i in $(seq 1 150); do
+    if curl -s -o /dev/null "http://$REGISTRY/v2/"; then
+      log "registry on $REGISTRY (pid $REGISTRY_PID, storage $dir/storage)"
+      return
+    fi
+    kill -0 "$REGISTRY_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  log "the registry did not start; its output:"
+  cat "$REGISTRY_LOG" >&2
+  exit 1
+}
+
+buildah_() {
+  buildah --root "$BENCH_DIR/buildah/storage" --runroot "$BENCH_DIR/buildah/run" \
+    --storage-driver vfs "$@"
+}
+
+# The large base, made once: a debootstrap rootfs (Jib drops symlinks, so it cannot make this
+# base) committed by buildah as one layer and pushed to the local registry.
+ensure_base() {
+  local packages
+  case "$BASE_VARIANT" in
+    torch) packages=python3,python3-torch ;;
+    python3) packages=python3 ;;
+    *) log "FAIRING4J_BENCH_BASE must be torch or python3, not '$BASE_VARIANT'"; exit 2 ;;
+  esac
+  BASE_REF=$REGISTRY/bench/base:$BASE_VARIANT
+  BASE_CREATED_MS=0
+  if skopeo inspect --tls-verify=false --raw "docker://$BASE_REF" >/dev/null 2>&1; then
+    return
+  fi
+  local started=$(date +%s%N)
+  local rootfs=$BENCH_DIR/rootfs-$BASE_VARIANT
+  if [ ! -f "$rootfs.complete" ]; then
+    log "debootstrap --variant=minbase --include=$packages bookworm (once; minutes)"
+    rm -rf "$rootfs.tmp" "$rootfs"
+    debootstrap --variant=minbase --include="$packages" bookworm "$rootfs.tmp" \
+      "$DEBIAN_MIRROR" > "$BENCH_DIR/debootstrap-$BASE_VARIANT.log" 2>&1 || {
+        log "debootstrap failed; see $BENCH_DIR/debootstrap-$BASE_VARIANT.log"; exit 1; }
+    rm -rf "$rootfs.tmp"/var/cache/apt/archives/*.deb "$rootfs.tmp"/var/lib/apt/lists/*
+    mv "$rootfs.tmp" "$rootfs"
+    touch "$rootfs.complete"
+  fi
+  local local_name=localhost/fairing4j-bench-base:$BASE_VARIANT
+  if ! buildah_ inspect --type image "$local_name" >/dev/null 2>&1; then
+    log "committing $rootfs with buildah (vfs)"
+    local ctr mnt
+    ctr=$(buildah_ from scratch)
+    mnt=$(buildah_ mount "$ctr")
+    tar -C "$rootfs" --numeric-owner -cf - . | tar -C "$mnt" --numeric-owner -xpf -
+    buildah_ umount "$ctr" >/dev/null
+    buildah_ config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      --cmd '["python3"]' --label org.opencontainers.image.description="fairing4j bench base" \
+      "$ctr"
+    buildah_ commit -q "$ctr" "$local_name" >/dev/null
+    buildah_ rm "$ctr" >/dev/null
+  fi
+  log "pushing the base to $BASE_REF"
+  buildah_ push --tls-verify=false -q "$local_name" "docker://$BASE_REF" >/dev/null
+  BASE_CREATED_MS=$(( ($(date +%s%N) - started) / 1000000 ))
+}
+
+bench_build() {
+  require_tools debootstrap:debootstrap buildah:buildah skopeo:skopeo \
+    docker-registry:docker-registry curl:curl setpriv:util-linux java:openjdk-17-jdk-headless \
+    mvn:maven
+  if [ "$(id -u)" -ne 0 ]; then
+    log "run as root: debootstrap and buildah (vfs storage, chroot isolation) need it"
+    exit 1
+  fi
+  mkdir -p "$BENCH_DIR"
+  local classpath
+  classpath=$(bench_classpath)
+  start_registry
+  ensure_base
+  local manifest
+  manifest=$(skopeo inspect --tls-verify=false --raw "docker://$BASE_REF")
+  local base_bytes base_layers
+  # the first "size" is the config's, the others the (compressed) layers'
+  base_bytes=$(echo "$manifest" | grep -o '"size":[0-9]*' | tail -n +2 | cut -d: -f2 \
+    | awk '{ sum += $1 } END { print sum + 0 }')
+  base_layers=$(( $(echo "$manifest" | grep -o '"size":[0-9]*' | wc -l) - 1 ))
+  log "measuring (bounded to ${RUN_LIMIT_S}s)"
+  # BENCH_JAVA_OPTS, e.g. -Dorg.slf4j.simpleLogger.log.dev.fairing4j.build.jib.timing=debug
+  # (every Jib step with its time, on stderr)
+  # shellcheck disable=SC2086
+  timeout --kill-after=10 "$RUN_LIMIT_S" java -cp "$classpath" \
+    -Dorg.slf4j.simpleLogger.defaultLogLevel=warn ${BENCH_JAVA_OPTS:-} \
+    dev.fairing4j.examples.bench.BuildBenchmark \
+    --registry="$REGISTRY" --registry-log="$REGISTRY_LOG" --base="$BASE_REF" \
+    --work="$BENCH_DIR/work" --buildah-root="$BENCH_DIR/buildah" \
+    --base-variant="$BASE_VARIANT" --base-compressed-bytes="$base_bytes" \
+    --base-layers="$base_layers" \
+    --base-rootfs-bytes="$(du -sb "$BENCH_DIR/rootfs-$BASE_VARIANT" 2>/dev/null | cut -f1)" \
+    --base-created-this-run-ms="$BASE_CREATED_MS" \
+    --time-budget-s=$((RUN_LIMIT_S - 60)) \
+    "$@"
+}
+
+case "${1:-}" in
+  build)
+    shift
+    bench_build "$@"
+    ;;
+  -h|--help|help)
+    usage
+    ;;
+  *)
+    usage
+    exit 2
+    ;;
+esac
