@@ -3,6 +3,11 @@
 # printed beside the figures with PASS or MISS, and a miss never fails the run (benchmarks
 # measure, they do not assert). A non-zero exit means the benchmark itself could not run.
 #
+#   scripts/bench.sh local [ROUNDS] [SAMPLES]
+#       One 2-rank DDP epoch on a FashionMNIST subset (default 6000 samples, 5 rounds) through
+#       Clusters.local() and through the same two processes started by a plain shell script,
+#       interleaved, medians and their ratio (target <= 1.05). See LocalBenchmark's javadoc.
+#
 #   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
 #       The edit loop of a training script on a large base in a local registry: first build of a
 #       new repository, one-line change, unchanged rebuild; Jib in a warm and in a fresh JVM, and
@@ -29,6 +34,7 @@ RUN_LIMIT_S=600
 
 usage() {
   echo "usage: scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]" >&2
+  echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
 }
 
 log() { echo "bench: $*" >&2; }
@@ -223,7 +229,27 @@ bench_build() {
     "$@"
 }
 
+# The local cluster against a plain shell launch of the same training (JVM start excluded).
+bench_local() {
+  require_tools bwrap:bubblewrap
+  if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+    log "Debian's torch is missing; install with: apt-get install --no-install-recommends python3-torch python3-torchvision"
+    exit 1
+  fi
+  if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    log "FashionMNIST is missing; install with: apt-get install dataset-fashion-mnist"
+    exit 1
+  fi
+  local cp
+  cp=$(bench_classpath)
+  java -cp "$cp" dev.fairing4j.examples.bench.LocalBenchmark "$@"
+}
+
 case "${1:-}" in
+  local)
+    shift
+    bench_local "$@"
+    ;;
   build)
     shift
     bench_build "$@"

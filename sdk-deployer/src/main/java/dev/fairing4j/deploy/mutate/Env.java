@@ -43,8 +43,11 @@ public record Env(String name, Optional<String> value, Optional<String> secretNa
     if (value.isPresent()) {
       template.putEnv(name, value.get());
     } else {
-      template.putEnvFrom(name, Map.of("secretKeyRef",
-          Map.of("name", secretName.get(), "key", secretKey.get())));
+      // Ordered, so a dry run prints the same bytes every time (Map.of's order varies by JVM).
+      Map<String, Object> ref = new java.util.LinkedHashMap<>();
+      ref.put("name", secretName.get());
+      ref.put("key", secretKey.get());
+      template.putEnvFrom(name, Map.of("secretKeyRef", ref));
     }
   }
 

@@ -101,7 +101,11 @@ public record HostPathVolume(String name, String path, String capacity,
     // Retain: the files are the point; deleting a claim must not wipe them.
     spec.put("persistentVolumeReclaimPolicy", "Retain");
     storageClass.ifPresent(c -> spec.put("storageClassName", c));
-    spec.put("hostPath", Map.of("path", path, "type", "DirectoryOrCreate"));
+    // Ordered, so manifests and dry runs print the same on every run (Map.of's order is not).
+    Map<String, Object> hostPath = new java.util.LinkedHashMap<>();
+    hostPath.put("path", path);
+    hostPath.put("type", "DirectoryOrCreate");
+    spec.put("hostPath", hostPath);
     Map<String, Object> object = Json.map();
     object.put("apiVersion", "v1");
     object.put("kind", kind());
