@@ -63,7 +63,20 @@ def load(data_dir, split, limit):
     return TensorDataset(x, labels.long())
 
 
-def train(args, model, loader, sampler, optimizer, epoch, rank):
+def summary_writer(log_dir, rank):
+    """A TensorBoard writer on rank 0 when --log-dir is set and tensorboard is installed."""
+    if not log_dir or rank != 0:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        print("no TensorBoard logs: the tensorboard package is not installed", flush=True)
+        return None
+    os.makedirs(log_dir, exist_ok=True)
+    return SummaryWriter(log_dir)
+
+
+def train(args, model, loader, sampler, optimizer, epoch, rank, writer=None):
     model.train()
     sampler.set_epoch(epoch)
     for batch_idx, (data, target) in enumerate(loader):
@@ -76,6 +89,8 @@ def train(args, model, loader, sampler, optimizer, epoch, rank):
             print("Train Epoch: {} [{}/{} ({:.0f}%)]\tloss={:.4f}".format(
                 epoch, batch_idx * len(data) * args.world_size, len(sampler.dataset),
                 100.0 * batch_idx / len(loader), loss.item()), flush=True)
+            if writer is not None:
+                writer.add_scalar("loss", loss.item(), (epoch - 1) * len(loader) + batch_idx)
 
 
 def evaluate(model, loader):
@@ -107,6 +122,7 @@ def main():
     parser.add_argument("--data-dir", default="/usr/share/datasets/fashion-mnist")
     parser.add_argument("--model-dir", default="/opt/mnist/models")
     parser.add_argument("--backend", default="gloo", choices=["gloo", "nccl"])
+    parser.add_argument("--log-dir", default="", help="TensorBoard logs (rank 0), if set")
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -128,9 +144,12 @@ def main():
         model = nn.parallel.DistributedDataParallel(model)
     optimizer = optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
 
+    writer = summary_writer(args.log_dir, rank)
     started = time.time()
     for epoch in range(1, args.epochs + 1):
-        train(args, model, loader, sampler, optimizer, epoch, rank)
+        train(args, model, loader, sampler, optimizer, epoch, rank, writer)
+    if writer is not None:
+        writer.close()
     print("training took {:.1f}s".format(time.time() - started), flush=True)
 
     # Evaluation on rank 0 only: two ranks evaluating at once doubles the slowest part.

@@ -1,5 +1,7 @@
 package dev.fairing4j.examples;
 
+import dev.fairing4j.deploy.monitor.TensorBoardInstance;
+import dev.fairing4j.deploy.monitor.TensorBoard;
 import dev.fairing4j.deploy.TrainingClient;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.JobStatus;
@@ -38,6 +40,8 @@ public final class ArenaDist implements Example {
   public static final String DATA_PATH = "/mnist_data";
   /** Workers beside the Master. */
   public static final int WORKERS = 2;
+  /** Where on the data claim the Master writes TensorBoard logs. */
+  public static final String LOG_DIR = "logs";
   /** The dataset files the script reads. */
   public static final List<String> DATA_FILES = List.of("train-images-idx3-ubyte.gz",
       "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz");
@@ -69,7 +73,7 @@ public final class ArenaDist implements Example {
     String backend = gpus > 0 && !local ? "nccl" : "gloo";
     List<String> args = new ArrayList<>(List.of("--epochs=" + options.epochs(),
         "--backend=" + backend, "--data-dir=" + DATA_PATH,
-        "--model-dir=" + FashionMnist.MODELS_PATH));
+        "--model-dir=" + FashionMnist.MODELS_PATH, "--log-dir=" + DATA_PATH + "/" + LOG_DIR));
     if (options.samples() > 0) {
       args.add("--samples=" + options.samples());
       args.add("--test-samples=" + options.samples());
@@ -125,6 +129,17 @@ public final class ArenaDist implements Example {
   @Override
   public void afterRun(TrainingJob job, JobStatus end, boolean succeeded, Cluster cluster,
       ExampleOutput out) {
+    if (cluster instanceof LocalCluster local) {
+      out.println("");
+      out.println("TensorBoard runs next to jobs on a Kubernetes cluster; here, with the"
+          + " tensorboard package installed: tensorboard --logdir "
+          + local.claimDir(DATA_CLAIM).resolve(LOG_DIR));
+    } else {
+      // Owned by the job: deleting the job removes TensorBoard too.
+      TensorBoardInstance board = TensorBoard.forJob(job).logDir(DATA_CLAIM, LOG_DIR).start();
+      out.println("");
+      out.println("TensorBoard: " + board.portForwardCommand() + ", then " + board.localUrl());
+    }
     TrainingClient client = TrainingClient.connect(cluster).inNamespace(job.namespace());
     out.println("");
     out.println("$ arena list");

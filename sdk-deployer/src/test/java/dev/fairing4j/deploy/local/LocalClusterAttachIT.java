@@ -87,29 +87,10 @@ class LocalClusterAttachIT {
 
   @Test
   void aSigkilledJvmLeavesNoProcessAndItsJobReportsTheLostSupervisor() throws Exception {
-    String java = ProcessHandle.current().info().command().orElseThrow();
-    Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        ChildJvmJob.class.getName(), state.toString(), volumes.toString(), "orphan")
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process child = startChildJvm("orphan");
     List<Long> pids;
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
-          StandardCharsets.UTF_8));
-      String ready = CompletableFuture.supplyAsync(() -> {
-        try {
-          for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith("READY ")) {
-              return line;
-            }
-          }
-          return "";
-        } catch (java.io.IOException e) {
-          return "";
-        }
-      }).get(60, TimeUnit.SECONDS);
-      assertThat(ready).as("the child JVM started its job").startsWith("READY ");
-      pids = Arrays.stream(ready.substring(6).split(",")).map(Long::parseLong).toList();
-      assertThat(pids).allMatch(LocalClusterFailureIT::alive);
+      pids = replicaPids(child);
 
       // Another JVM's job, seen through the state directory while its supervisor lives.
       TrainingJob attached = LocalCluster.create().stateDir(state).attach("default", "orphan")
@@ -121,10 +102,7 @@ class LocalClusterAttachIT {
       child.waitFor(10, TimeUnit.SECONDS);
     }
 
-    Instant end = Instant.now().plusSeconds(5);
-    while (pids.stream().anyMatch(LocalClusterFailureIT::alive) && Instant.now().isBefore(end)) {
-      Thread.sleep(20);
-    }
+    awaitGone(pids);
     assertThat(pids).as("no process outlives the SIGKILLed JVM")
         .noneMatch(LocalClusterFailureIT::alive);
 
@@ -144,6 +122,62 @@ class LocalClusterAttachIT {
 
     orphan.delete();
     assertThat(cluster.list("default")).isEmpty();
+  }
+
+  @Test
+  void aJvmStoppedWithCtrlCLeavesNoProcess() throws Exception {
+    Process child = startChildJvm("interrupted");
+    List<Long> pids;
+    try {
+      pids = replicaPids(child);
+      // SIGINT, as Ctrl-C in the terminal running the JVM sends it.
+      new ProcessBuilder("kill", "-INT", String.valueOf(child.pid())).inheritIO().start()
+          .waitFor(10, TimeUnit.SECONDS);
+      assertThat(child.waitFor(20, TimeUnit.SECONDS)).as("the child JVM exits on SIGINT").isTrue();
+    } finally {
+      child.destroyForcibly();
+      child.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    awaitGone(pids);
+    assertThat(pids).as("no process outlives the interrupted JVM")
+        .noneMatch(LocalClusterFailureIT::alive);
+  }
+
+  private Process startChildJvm(String job) throws java.io.IOException {
+    String java = ProcessHandle.current().info().command().orElseThrow();
+    return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        ChildJvmJob.class.getName(), state.toString(), volumes.toString(), job)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
+  /** Waits for the child's READY line; the pids of its job's replicas, all alive. */
+  private static List<Long> replicaPids(Process child) throws Exception {
+    BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+        StandardCharsets.UTF_8));
+    String ready = CompletableFuture.supplyAsync(() -> {
+      try {
+        for (String line; (line = out.readLine()) != null; ) {
+          if (line.startsWith("READY ")) {
+            return line;
+          }
+        }
+        return "";
+      } catch (java.io.IOException e) {
+        return "";
+      }
+    }).get(60, TimeUnit.SECONDS);
+    assertThat(ready).as("the child JVM started its job").startsWith("READY ");
+    List<Long> pids = Arrays.stream(ready.substring(6).split(",")).map(Long::parseLong).toList();
+    assertThat(pids).allMatch(LocalClusterFailureIT::alive);
+    return pids;
+  }
+
+  private static void awaitGone(List<Long> pids) throws InterruptedException {
+    Instant end = Instant.now().plusSeconds(5);
+    while (pids.stream().anyMatch(LocalClusterFailureIT::alive) && Instant.now().isBefore(end)) {
+      Thread.sleep(20);
+    }
   }
 
   private static void awaitLine(TrainingJob job, String text, int seconds)
