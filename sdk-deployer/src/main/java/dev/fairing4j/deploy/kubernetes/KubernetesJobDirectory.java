@@ -87,7 +87,7 @@ final class KubernetesJobDirectory implements JobDirectory {
   public Optional<JobDetails> get(String namespace, String name) {
     return find(namespace, name).map(found -> {
       JobReader reader = new JobReader(rest.get(), found.ref(namespace));
-      JobStatus status = reader.status(found.object(), reader.pods(found.object()));
+      JobStatus status = reader.describe(found.object());
       return new JobDetails(summary(namespace, found, reader.podObjects()), status,
           Instant.now());
     });

@@ -47,11 +47,19 @@ public record JobDetails(JobSummary summary, JobStatus status, Instant readAt) {
   public String toHtml() {
     StringBuilder out = new StringBuilder("<div>");
     header().forEach(h -> out.append(TextTable.escape(h)).append("<br/>"));
-    return out.append(TextTable.html(HEADERS, rows())).append("</div>").toString();
+    out.append(TextTable.html(HEADERS, rows()));
+    if (!status.warnings().isEmpty()) {
+      out.append(TextTable.html(List.of("EVENTS"),
+          status.warnings().stream().map(List::of).toList()));
+    }
+    return out.append("</div>").toString();
   }
 
   @Override
   public String toString() {
-    return String.join("\n", header()) + "\n\n" + TextTable.text(HEADERS, rows());
+    String text = String.join("\n", header()) + "\n\n" + TextTable.text(HEADERS, rows());
+    // Why a job is stuck is what a user asking for details most often wants to know.
+    return status.warnings().isEmpty() ? text
+        : text + "\n\nEVENTS\n" + String.join("\n", status.warnings());
   }
 }

@@ -128,6 +128,24 @@ class TrainingClientTest {
   }
 
   @Test
+  void getShowsTheWarningEventsThatExplainAStuckJob() {
+    mock.post("/api/v1/namespaces/" + NS + "/events", """
+        {"apiVersion":"v1","kind":"Event","metadata":{"name":"mnist.1"},"type":"Warning",
+         "reason":"FailedScheduling","message":"0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+         "involvedObject":{"kind":"Pod","name":"mnist-worker-0"},
+         "lastTimestamp":"2024-05-01T12:00:00Z"}
+        """);
+
+    JobDetails details = client.get("mnist");
+
+    assertThat(details.status().warnings()).singleElement().asString()
+        .contains("FailedScheduling", "Insufficient nvidia.com/gpu");
+    assertThat(details.toString()).contains("\n\nEVENTS\n")
+        .contains("Insufficient nvidia.com/gpu");
+    assertThat(details.toHtml()).contains("<th>EVENTS</th>");
+  }
+
+  @Test
   void getShowsTheJobAndItsInstances() {
     JobDetails details = client.get("mnist");
 

@@ -68,7 +68,14 @@ public final class JobReader {
    * never fails the status.
    */
   public JobStatus status() {
-    Map<String, Object> object = requireObject();
+    return describe(requireObject());
+  }
+
+  /**
+   * The full status of {@code object} as read: its pods with the last lines of crash-looping
+   * containers, and the Warning events of the job and its pods.
+   */
+  public JobStatus describe(Map<String, Object> object) {
     List<PodInfo> pods = withCrashLines(jobPods(object));
     return status(object, pods, warnings(pods));
   }
