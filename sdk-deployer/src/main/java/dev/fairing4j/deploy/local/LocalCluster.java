@@ -7,15 +7,13 @@ import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.internal.ClusterBackend;
 import dev.fairing4j.deploy.internal.JobDirectory;
+import dev.fairing4j.deploy.local.internal.RecordedJobs;
 import dev.fairing4j.deploy.local.internal.LocalJobDirectory;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.local.internal.LocalSettings;
 import dev.fairing4j.deploy.local.internal.LocalSubmitter;
-import dev.fairing4j.deploy.local.internal.LocalTrainingJob;
-import dev.fairing4j.deploy.local.internal.StateStore;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -149,33 +147,17 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
 
   /** The local jobs of {@code namespace}, by name, whichever JVM started them. */
   public List<TrainingJob> list(String namespace) {
-    Validators.dns1123Label("namespace", namespace);
-    StateStore store = new StateStore(settings.stateDir());
-    List<TrainingJob> jobs = new ArrayList<>();
-    for (Path dir : store.jobDirs(namespace)) {
-      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record.kind(),
-          record.name(), record.namespace())));
-    }
-    return jobs;
+    return jobs().list(namespace);
   }
 
   /** The local jobs of every namespace. */
   public List<TrainingJob> listAll() {
-    List<TrainingJob> jobs = new ArrayList<>();
-    for (String namespace : new StateStore(settings.stateDir()).namespaces()) {
-      jobs.addAll(list(namespace));
-    }
-    return jobs;
+    return jobs().listAll();
   }
 
   /** A handle on local job {@code name} of {@code namespace}, if it exists. */
   public Optional<TrainingJob> attach(String namespace, String name) {
-    Validators.dns1123Label("namespace", namespace);
-    Validators.dns1035Label("job name", name);
-    StateStore store = new StateStore(settings.stateDir());
-    Path dir = store.jobDir(namespace, name);
-    return store.read(dir).map(record -> handle(store, dir, record.kind(), record.name(),
-        record.namespace()));
+    return jobs().attach(namespace, name);
   }
 
   /**
@@ -215,9 +197,8 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
         + (settings.killOnTimeout() ? ", killOnTimeout" : "") + ")";
   }
 
-  private TrainingJob handle(StateStore store, Path dir, String kind, String name,
-      String namespace) {
-    return new LocalTrainingJob(store, dir, kind, name, namespace, settings.killOnTimeout());
+  private RecordedJobs jobs() {
+    return new RecordedJobs(stateDir(), settings.killOnTimeout());
   }
 
   private LocalCluster with(LocalSettings newSettings) {

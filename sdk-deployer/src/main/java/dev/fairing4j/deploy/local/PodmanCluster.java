@@ -8,13 +8,11 @@ import dev.fairing4j.deploy.Cluster;
 import dev.fairing4j.deploy.internal.ClusterBackend;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
+import dev.fairing4j.deploy.local.internal.RecordedJobs;
 import dev.fairing4j.deploy.local.internal.LocalSettings;
-import dev.fairing4j.deploy.local.internal.LocalTrainingJob;
 import dev.fairing4j.deploy.local.internal.PodmanSettings;
 import dev.fairing4j.deploy.local.internal.PodmanSubmitter;
-import dev.fairing4j.deploy.local.internal.StateStore;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -140,33 +138,17 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
 
   /** The podman jobs of {@code namespace}, by name, whichever JVM started them. */
   public List<TrainingJob> list(String namespace) {
-    Validators.dns1123Label("namespace", namespace);
-    StateStore store = new StateStore(stateDir());
-    List<TrainingJob> jobs = new ArrayList<>();
-    for (Path dir : store.jobDirs(namespace)) {
-      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record.kind(),
-          record.name(), record.namespace())));
-    }
-    return jobs;
+    return jobs().list(namespace);
   }
 
   /** The podman jobs of every namespace. */
   public List<TrainingJob> listAll() {
-    List<TrainingJob> jobs = new ArrayList<>();
-    for (String namespace : new StateStore(stateDir()).namespaces()) {
-      jobs.addAll(list(namespace));
-    }
-    return jobs;
+    return jobs().listAll();
   }
 
   /** A handle on podman job {@code name} of {@code namespace}, if it exists. */
   public Optional<TrainingJob> attach(String namespace, String name) {
-    Validators.dns1123Label("namespace", namespace);
-    Validators.dns1035Label("job name", name);
-    StateStore store = new StateStore(stateDir());
-    Path dir = store.jobDir(namespace, name);
-    return store.read(dir).map(record -> handle(store, dir, record.kind(), record.name(),
-        record.namespace()));
+    return jobs().attach(namespace, name);
   }
 
   /**
@@ -197,10 +179,8 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
         + (settings.local().killOnTimeout() ? ", killOnTimeout" : "") + ")";
   }
 
-  private TrainingJob handle(StateStore store, Path dir, String kind, String name,
-      String namespace) {
-    return new LocalTrainingJob(store, dir, kind, name, namespace,
-        settings.local().killOnTimeout());
+  private RecordedJobs jobs() {
+    return new RecordedJobs(stateDir(), settings.local().killOnTimeout());
   }
 
   private PodmanCluster with(LocalSettings local) {
