@@ -4,7 +4,6 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.internal.Json;
 import dev.fairing4j.deploy.internal.Metadata;
-import dev.fairing4j.deploy.internal.Yaml;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -106,17 +105,7 @@ public record HostPathVolume(String name, String path, String capacity,
     hostPath.put("path", path);
     hostPath.put("type", "DirectoryOrCreate");
     spec.put("hostPath", hostPath);
-    Map<String, Object> object = Json.map();
-    object.put("apiVersion", "v1");
-    object.put("kind", kind());
-    object.put("metadata", metadata);
-    object.put("spec", spec);
-    return Json.copyMap(object);
-  }
-
-  @Override
-  public String toYaml() {
-    return Yaml.write(List.of(manifest()));
+    return StorageValues.object(kind(), metadata, spec);
   }
 
   /** E.g. {@code PersistentVolume models (hostPath /mnt/models, 10Gi, ReadWriteOnce)}. */

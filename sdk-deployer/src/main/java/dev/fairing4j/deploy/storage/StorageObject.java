@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.storage;
 
+import dev.fairing4j.deploy.internal.Yaml;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -21,5 +23,7 @@ public sealed interface StorageObject permits HostPathVolume, VolumeClaim {
   Map<String, Object> manifest();
 
   /** {@link #manifest()} as a YAML document starting with {@code ---}. */
-  String toYaml();
+  default String toYaml() {
+    return Yaml.write(List.of(manifest()));
+  }
 }

@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.storage;
 
+import dev.fairing4j.deploy.internal.Json;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.internal.Metadata;
@@ -59,5 +60,16 @@ final class StorageValues {
 
   static List<String> apiNames(List<AccessMode> modes) {
     return modes.stream().map(AccessMode::apiName).toList();
+  }
+
+  /** A core/v1 object of {@code kind}, as fresh mutable maps the API server is sent. */
+  static Map<String, Object> object(String kind, Map<String, Object> metadata,
+      Map<String, Object> spec) {
+    Map<String, Object> object = Json.map();
+    object.put("apiVersion", "v1");
+    object.put("kind", kind);
+    object.put("metadata", metadata);
+    object.put("spec", spec);
+    return Json.copyMap(object);
   }
 }

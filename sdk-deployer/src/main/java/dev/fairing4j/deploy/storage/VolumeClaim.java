@@ -3,7 +3,6 @@ package dev.fairing4j.deploy.storage;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deploy.internal.Json;
 import dev.fairing4j.deploy.internal.Metadata;
-import dev.fairing4j.deploy.internal.Yaml;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -84,17 +83,7 @@ public record VolumeClaim(String name, String size, List<AccessMode> accessModes
     }
     storageClass.ifPresent(c -> spec.put("storageClassName", c));
     spec.put("resources", Map.of("requests", Map.of("storage", size)));
-    Map<String, Object> object = Json.map();
-    object.put("apiVersion", "v1");
-    object.put("kind", kind());
-    object.put("metadata", metadata);
-    object.put("spec", spec);
-    return Json.copyMap(object);
-  }
-
-  @Override
-  public String toYaml() {
-    return Yaml.write(List.of(manifest()));
+    return StorageValues.object(kind(), metadata, spec);
   }
 
   /** E.g. {@code PersistentVolumeClaim models (10Gi, ReadWriteOnce, selector {app=mnist})}. */
