@@ -101,7 +101,12 @@ public record HostPathVolume(String name, String path, String capacity,
     // Retain: the files are the point; deleting a claim must not wipe them.
     spec.put("persistentVolumeReclaimPolicy", "Retain");
     storageClass.ifPresent(c -> spec.put("storageClassName", c));
-    spec.put("hostPath", Map.of("path", path, "type", "DirectoryOrCreate"));
+    // Insertion order, not Map.of: Map.of iterates in an order that changes from JVM to JVM,
+    // and a dry run must print the same manifest every time.
+    Map<String, Object> hostPath = Json.map();
+    hostPath.put("type", "DirectoryOrCreate");
+    hostPath.put("path", path);
+    spec.put("hostPath", hostPath);
     Map<String, Object> object = Json.map();
     object.put("apiVersion", "v1");
     object.put("kind", kind());
