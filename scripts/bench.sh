@@ -8,6 +8,11 @@
 #       Clusters.local() and through the same two processes started by a plain shell script,
 #       interleaved, medians and their ratio (target <= 1.05). See LocalBenchmark's javadoc.
 #
+#   scripts/bench.sh load [JOBS] [REPLICAS] [LINES]
+#       200 jobs followed concurrently from one TrainingClient against an in-process list+watch
+#       fake (watch requests, API requests per job, heap), and the log fan-in of 8 replicas x
+#       50,000 lines (no loss, no duplication, order kept; lines per second, target >= 100k/s).
+#
 #   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
 #       The edit loop of a training script on a large base in a local registry: first build of a
 #       new repository, one-line change, unchanged rebuild; Jib in a warm and in a fresh JVM, and
@@ -35,6 +40,7 @@ RUN_LIMIT_S=600
 usage() {
   echo "usage: scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]" >&2
   echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
+  echo "       scripts/bench.sh load [JOBS] [REPLICAS] [LINES]" >&2
 }
 
 log() { echo "bench: $*" >&2; }
@@ -246,6 +252,10 @@ bench_local() {
 }
 
 case "${1:-}" in
+  load)
+    shift
+    java -cp "$(bench_classpath)" dev.fairing4j.examples.bench.LoadBenchmark "$@"
+    ;;
   local)
     shift
     bench_local "$@"

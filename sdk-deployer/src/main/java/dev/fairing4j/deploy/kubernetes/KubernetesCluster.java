@@ -202,7 +202,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     Map<String, Object> stored = new JobSubmitter(rest, timings).submit(job, options, listener);
     String apiVersion = String.valueOf(stored.getOrDefault("apiVersion",
         job.trainingObject().get("apiVersion")));
-    return new KubernetesTrainingJob(connection::rest,
+    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(timings),
         new JobRef(ResourceRef.of(apiVersion, job.kind()), job.namespace(), job.name()), timings,
         listener);
   }
@@ -222,7 +222,8 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
   /** The jobs of this cluster, for {@link dev.fairing4j.deploy.TrainingClient}; reads nothing. */
   @Override
   public JobDirectory jobDirectory() {
-    return new KubernetesJobDirectory(this, connection::rest, timings);
+    return new KubernetesJobDirectory(this, connection::rest,
+        () -> connection.watchHub(timings), timings);
   }
 
   /** A handle on an existing job, for re-attaching; reads nothing until it is used. */
@@ -233,7 +234,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
   /** A handle on an existing job reporting phase changes to {@code progress}. */
   KubernetesTrainingJob attach(String apiVersion, String kind, String name, String namespace,
       ProgressListener progress) {
-    return new KubernetesTrainingJob(connection::rest,
+    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(timings),
         new JobRef(ResourceRef.of(apiVersion, kind), namespace, name), timings,
         GuardedListener.guard(progress));
   }

@@ -9,6 +9,7 @@ import dev.fairing4j.deploy.internal.JobDirectory;
 import dev.fairing4j.deploy.kubernetes.internal.JobKinds;
 import dev.fairing4j.deploy.kubernetes.internal.JobReader;
 import dev.fairing4j.deploy.kubernetes.internal.JobRef;
+import dev.fairing4j.deploy.kubernetes.internal.JobWatchHub;
 import dev.fairing4j.deploy.kubernetes.internal.JsonTree;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.PodDiagnosis;
@@ -46,11 +47,14 @@ final class KubernetesJobDirectory implements JobDirectory {
 
   private final KubernetesCluster cluster;
   private final Supplier<KubeRest> rest;
+  private final Supplier<JobWatchHub> watches;
   private final Timings timings;
 
-  KubernetesJobDirectory(KubernetesCluster cluster, Supplier<KubeRest> rest, Timings timings) {
+  KubernetesJobDirectory(KubernetesCluster cluster, Supplier<KubeRest> rest,
+      Supplier<JobWatchHub> watches, Timings timings) {
     this.cluster = cluster;
     this.rest = rest;
+    this.watches = watches;
     this.timings = timings;
   }
 
@@ -79,8 +83,8 @@ final class KubernetesJobDirectory implements JobDirectory {
 
   @Override
   public Optional<TrainingJob> attach(String namespace, String name) {
-    return find(namespace, name).map(f -> new KubernetesTrainingJob(rest, f.ref(namespace),
-        timings, ProgressListener.NONE));
+    return find(namespace, name).map(f -> new KubernetesTrainingJob(rest, watches,
+        f.ref(namespace), timings, ProgressListener.NONE));
   }
 
   @Override

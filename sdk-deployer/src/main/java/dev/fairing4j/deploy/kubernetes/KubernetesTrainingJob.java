@@ -13,6 +13,7 @@ import dev.fairing4j.deploy.kubernetes.internal.JobCompletion;
 import dev.fairing4j.deploy.kubernetes.internal.JobKinds;
 import dev.fairing4j.deploy.kubernetes.internal.JobReader;
 import dev.fairing4j.deploy.kubernetes.internal.JobRef;
+import dev.fairing4j.deploy.kubernetes.internal.JobWatchHub;
 import dev.fairing4j.deploy.kubernetes.internal.JsonTree;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.KubernetesJobLogs;
@@ -35,20 +36,31 @@ import org.slf4j.LoggerFactory;
  * notebook variable for hours.
  *
  * <p>{@link #waitForCompletion} follows a watch on the job, resuming after dropped connections
- * and relisting after 410 Gone; it polls only where the API server refuses watches.
+ * and relisting after 410 Gone; it polls only where the API server refuses watches. Handles
+ * from one cluster value (or one {@link dev.fairing4j.deploy.TrainingClient}) share that watch:
+ * one list+watch per namespace and kind, however many jobs are being waited for.
  * {@link #logs()} follows live log streams.
  */
 public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesTrainingJob.class);
 
   private final Supplier<KubeRest> rest;
+  // Null for a handle that follows its job with a watch of its own.
+  private final Supplier<JobWatchHub> watches;
   private final JobRef job;
   private final Timings timings;
   private final ProgressListener progress;
 
   KubernetesTrainingJob(Supplier<KubeRest> rest, JobRef job, Timings timings,
       ProgressListener progress) {
+    this(rest, null, job, timings, progress);
+  }
+
+  /** A handle whose waits share the watches of {@code watches} with the other handles. */
+  KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
+      Timings timings, ProgressListener progress) {
     this.rest = Objects.requireNonNull(rest, "rest");
+    this.watches = watches;
     this.job = Objects.requireNonNull(job, "job");
     this.timings = Objects.requireNonNull(timings, "timings");
     this.progress = Objects.requireNonNull(progress, "progress");
@@ -98,8 +110,11 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
    * Follows the job until it succeeds, fails or {@code timeout} passes, reporting phase changes
    * to the pipeline's progress listener. The wait is driven by a watch on the job: a dropped
    * connection is resumed from the last resourceVersion and a 410 Gone by listing the job again,
-   * so a terminal condition is never missed. Only when the API server refuses to watch (e.g. no
-   * {@code watch} permission) does it fall back to polling every two seconds.
+   * so a terminal condition is never missed. Handles of one cluster value share one such watch
+   * per namespace and kind (jobs labelled {@code app.kubernetes.io/managed-by=fairing4j}); a job
+   * created by another tool, without that label, gets a watch of its own. Only when the API
+   * server refuses to watch (e.g. no {@code watch} permission) does it fall back to polling
+   * every two seconds.
    *
    * <p>The deadline is enforced here rather than left to the operator's
    * {@code activeDeadlineSeconds}, which can fire late: on timeout the job is left running,
@@ -115,7 +130,8 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
     Objects.requireNonNull(onTimeout, "onTimeout");
     long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
     JobCompletion completion = new JobCompletion(rest.get(), job, timings, progress);
-    Optional<JobStatus> done = completion.await(deadline);
+    Optional<JobStatus> done = watches == null ? completion.await(deadline)
+        : completion.await(deadline, watches.get());
     if (done.isPresent()) {
       return done.get();
     }

@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
+import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
@@ -103,6 +104,86 @@ public final class JobCompletion {
       }
     }
     return Optional.of(terminal);
+  }
+
+  /**
+   * Waits like {@link #await(long)}, but on the shared watch of {@code hub} instead of a watch of
+   * its own: subscribes first (so nothing seen later is missed), reads the job once for its
+   * current state, then follows what the hub hands on. A job without the
+   * {@code app.kubernetes.io/managed-by=fairing4j} label (created by another tool) is invisible
+   * to the shared watch, and a refused watch gives nothing to share: both are followed on their
+   * own as {@link #await(long)} does.
+   */
+  public Optional<JobStatus> await(long deadlineNanos, JobWatchHub hub) {
+    Objects.requireNonNull(hub, "hub");
+    try (JobWatchHub.Subscription subscription = hub.subscribe(job)) {
+      Map<String, Object> current = reader.requireObject();
+      if (!managed(current)) {
+        subscription.close();
+        return await(deadlineNanos);
+      }
+      subscription.start();
+      String seenVersion = version(current);
+      observe(current);
+      while (terminal == null) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          return Optional.empty();
+        }
+        Optional<JobWatchHub.Signal> signal;
+        try {
+          signal = subscription.next(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw FairingException.of("wait for " + job, null, "interrupted",
+              "nothing to fix: the wait was interrupted", e);
+        }
+        if (signal.isEmpty()) {
+          continue; // the deadline check above ends the wait
+        }
+        JobWatchHub.Signal next = signal.get();
+        if (next instanceof JobWatchHub.Signal.Seen seen) {
+          String version = version(seen.object());
+          // The first read and the hub race: an older state must not undo a newer one.
+          if (!older(version, seenVersion)) {
+            seenVersion = version;
+            observe(seen.object());
+          }
+        } else if (next instanceof JobWatchHub.Signal.Gone) {
+          Map<String, Object> again = reader.requireObject(); // NOT_FOUND unless recreated
+          seenVersion = version(again);
+          observe(again);
+        } else if (next instanceof JobWatchHub.Signal.Refused refused) {
+          LOG.debug("Shared watch refused with {}; following {} alone", refused.code(), job);
+          subscription.close();
+          return await(deadlineNanos);
+        } else if (next instanceof JobWatchHub.Signal.Failed failed) {
+          throw failed.error();
+        }
+      }
+      return Optional.of(terminal);
+    }
+  }
+
+  private static boolean managed(Map<String, Object> object) {
+    return "fairing4j".equals(JsonTree.string(object, "metadata", "labels",
+        "app.kubernetes.io/managed-by").orElse(""));
+  }
+
+  private static String version(Map<String, Object> object) {
+    return JsonTree.string(object, "metadata", "resourceVersion").orElse("");
+  }
+
+  /**
+   * Whether {@code version} is older than {@code than}. resourceVersions are opaque, but every
+   * API server in use makes them etcd revisions; anything that does not parse counts as newer.
+   */
+  private static boolean older(String version, String than) {
+    try {
+      return Long.parseLong(version) < Long.parseLong(than);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   /** The status as last seen, with its pods, for a timeout message. */

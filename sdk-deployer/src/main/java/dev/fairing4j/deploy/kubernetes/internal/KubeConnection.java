@@ -12,6 +12,7 @@ public final class KubeConnection {
   private final KubeEnvironment environment;
   private ClusterConfig config;
   private KubeRest rest;
+  private JobWatchHub watches;
 
   /** A connection for {@code settings} in {@code environment}; nothing is read yet. */
   public KubeConnection(ClusterSettings settings, KubeEnvironment environment) {
@@ -34,5 +35,18 @@ public final class KubeConnection {
       rest = new KubeRest(resolved.clients().get(), resolved);
     }
     return rest;
+  }
+
+  /**
+   * The shared job watches of this connection, so every handle obtained through it (submitted,
+   * attached, or from one {@code TrainingClient}) waits on one watch per namespace and kind.
+   * Built on first use with the first caller's timings (those of the cluster value that owns
+   * this connection).
+   */
+  public synchronized JobWatchHub watchHub(Timings timings) {
+    if (watches == null) {
+      watches = new JobWatchHub(rest(), timings);
+    }
+    return watches;
   }
 }

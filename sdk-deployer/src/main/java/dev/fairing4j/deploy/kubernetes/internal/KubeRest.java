@@ -147,9 +147,16 @@ public final class KubeRest {
   /** Lists objects matching the field selector, with the list's resourceVersion. */
   public Listing listing(ResourceRef resource, Optional<String> namespace,
       Optional<String> fieldSelector) {
+    return listing(resource, namespace, Optional.empty(), fieldSelector);
+  }
+
+  /** Lists objects matching the selectors (either may be empty), with the list's version. */
+  public Listing listing(ResourceRef resource, Optional<String> namespace,
+      Optional<String> labelSelector, Optional<String> fieldSelector) {
     Operation operation = Operation.onCollection("list", resource, namespace);
     List<Pair> query = new ArrayList<>();
     fieldSelector.ifPresent(s -> query.add(new Pair("fieldSelector", s)));
+    labelSelector.ifPresent(s -> query.add(new Pair("labelSelector", s)));
     Response response = send("GET", operation, query, null, JSON);
     if (!response.ok()) {
       throw error(operation, response);
@@ -169,11 +176,30 @@ public final class KubeRest {
   public WatchStream watch(ResourceRef resource, Optional<String> namespace,
       String fieldSelector, String resourceVersion, Duration serverTimeout, Duration callTimeout)
       throws IOException {
+    return watch(resource, namespace, new Pair("fieldSelector", fieldSelector), resourceVersion,
+        serverTimeout, callTimeout);
+  }
+
+  /**
+   * Opens a watch on the objects of the collection carrying {@code labelSelector}; otherwise as
+   * {@link #watch(ResourceRef, Optional, String, String, Duration, Duration)}.
+   *
+   * @throws IOException when the API server cannot be reached or the call timed out
+   */
+  public WatchStream watchLabelled(ResourceRef resource, Optional<String> namespace,
+      String labelSelector, String resourceVersion, Duration serverTimeout, Duration callTimeout)
+      throws IOException {
+    return watch(resource, namespace, new Pair("labelSelector", labelSelector), resourceVersion,
+        serverTimeout, callTimeout);
+  }
+
+  private WatchStream watch(ResourceRef resource, Optional<String> namespace, Pair selector,
+      String resourceVersion, Duration serverTimeout, Duration callTimeout) throws IOException {
     Operation operation = Operation.onCollection("watch", resource, namespace);
     List<Pair> query = new ArrayList<>();
     query.add(new Pair("watch", "true"));
     query.add(new Pair("allowWatchBookmarks", "true"));
-    query.add(new Pair("fieldSelector", fieldSelector));
+    query.add(selector);
     if (!resourceVersion.isEmpty()) {
       query.add(new Pair("resourceVersion", resourceVersion));
     }
@@ -193,7 +219,8 @@ public final class KubeRest {
         .readTimeout(Duration.ZERO)
         .callTimeout(Duration.ofMillis(Math.max(1, callTimeout.toMillis())))
         .build();
-    return new WatchStream(streaming.newCall(call.request()).execute());
+    Call watchCall = streaming.newCall(call.request());
+    return new WatchStream(watchCall, watchCall.execute());
   }
 
   /**

@@ -5,18 +5,22 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import okhttp3.Call;
 import okhttp3.ResponseBody;
 import okio.BufferedSource;
 
 /**
  * One open watch request: either a stream of watch events (one JSON object a line) or the error
- * response the API server gave instead. Closing it ends the request and frees the connection.
+ * response the API server gave instead. Closing it ends the request and frees the connection;
+ * {@link #close()} may be called from another thread and unblocks a read waiting for an event.
  */
 public final class WatchStream implements Closeable {
+  private final Call call;
   private final okhttp3.Response response;
   private final String errorBody;
 
-  WatchStream(okhttp3.Response response) throws IOException {
+  WatchStream(Call call, okhttp3.Response response) throws IOException {
+    this.call = Objects.requireNonNull(call, "call");
     this.response = Objects.requireNonNull(response, "response");
     ResponseBody body = response.body();
     // An error response is short: read it now so the caller can translate it like any other.
@@ -59,6 +63,7 @@ public final class WatchStream implements Closeable {
 
   @Override
   public void close() {
+    call.cancel(); // unblocks a reader on another thread; closing alone would wait for it
     response.close();
   }
 }
