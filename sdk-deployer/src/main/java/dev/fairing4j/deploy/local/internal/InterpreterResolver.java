@@ -25,7 +25,7 @@ public final class InterpreterResolver {
       List.of("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32");
   private static final Map<String, String> APT_NAMES = Map.of("torch", "python3-torch",
       "torchvision", "python3-torchvision", "sklearn", "python3-sklearn", "yaml", "python3-yaml",
-      "PIL", "python3-pil", "cv2", "python3-opencv", "tensorflow", "(no Debian package)");
+      "PIL", "python3-pil", "cv2", "python3-opencv", "tensorflow", "");
 
   private InterpreterResolver() {}
 
@@ -152,14 +152,17 @@ public final class InterpreterResolver {
         .collect(Collectors.joining("; "));
     Set<String> missing = results.stream().flatMap(r -> r.missing().stream())
         .collect(Collectors.toCollection(LinkedHashSet::new));
+    // An empty name marks a module Debian does not package (TensorFlow): pip is the only way.
     String apt = missing.stream().map(m -> APT_NAMES.getOrDefault(m,
-        "python3-" + m.toLowerCase(Locale.ROOT))).distinct().collect(Collectors.joining(" "));
+        "python3-" + m.toLowerCase(Locale.ROOT))).filter(name -> !name.isEmpty()).distinct()
+        .collect(Collectors.joining(" "));
+    String aptHint = apt.isEmpty() ? ""
+        : "apt-get install " + apt + " (Debian's packages run with /usr/bin/python3), or ";
     return FairingException.of("choose Python interpreter",
         "no Python interpreter here can import " + String.join(", ", missing)
             + " (needed: " + String.join(", ", modules) + "; " + tried + ")",
-        "apt-get install " + apt + " (Debian's packages run with /usr/bin/python3), or pip"
-            + " install " + String.join(" ", missing) + " for your python, or list them in"
-            + " requirements.txt, or set LocalCluster.python(Path)");
+        aptHint + "pip install " + String.join(" ", missing) + " for your python, or list them"
+            + " in requirements.txt, or set LocalCluster.python(Path)");
   }
 
   private static List<Path> hostDirs(PythonProbe.Result result) {
