@@ -15,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.opentest4j.AssertionFailedError;
 
 /**
  * The seed scenarios as {@code scripts/example.sh} runs them on this machine: real distributed
@@ -31,10 +30,7 @@ class ExamplesLocalIT {
   static void requireRealParts() {
     Tools.require("bwrap", "bubblewrap");
     Tools.torchPython();
-    if (!Files.isRegularFile(ArenaDist.HOST_DATA.resolve("train-images-idx3-ubyte.gz"))) {
-      throw new AssertionFailedError("FashionMNIST is missing under " + ArenaDist.HOST_DATA
-          + "; install it: apt-get install dataset-fashion-mnist");
-    }
+    Tools.fashionMnist();
   }
 
   @BeforeEach

@@ -10,7 +10,6 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.local.LocalCluster;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -18,15 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.opentest4j.AssertionFailedError;
 
 /**
  * The README's main job through the front door on the local cluster: a real 2-replica DDP run of
  * the seed network on a 2,000-sample subset of FashionMNIST.
  */
 class FashionMnistLocalIT {
-  private static final Path DATA = Path.of("/usr/share/datasets/fashion-mnist");
-
   @TempDir Path state;
   @TempDir Path volumes;
 
@@ -34,10 +30,7 @@ class FashionMnistLocalIT {
   static void requireRealParts() {
     Tools.require("bwrap", "bubblewrap");
     Tools.torchPython();
-    if (!Files.isRegularFile(DATA.resolve("train-images-idx3-ubyte.gz"))) {
-      throw new AssertionFailedError("FashionMNIST is missing under " + DATA
-          + "; install it: apt-get install dataset-fashion-mnist");
-    }
+    Tools.fashionMnist();
   }
 
   @Test

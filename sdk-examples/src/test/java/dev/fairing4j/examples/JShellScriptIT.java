@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.opentest4j.AssertionFailedError;
 
 /**
  * {@code sdk-examples/jshell/mnist.jsh} run snippet by snippet through the {@code jdk.jshell} API,
@@ -26,10 +25,7 @@ class JShellScriptIT {
   static void requireRealParts() {
     Tools.require("bwrap", "bubblewrap");
     Tools.torchPython();
-    if (!Files.isRegularFile(ArenaDist.HOST_DATA.resolve("train-images-idx3-ubyte.gz"))) {
-      throw new AssertionFailedError("FashionMNIST is missing under " + ArenaDist.HOST_DATA
-          + "; install it: apt-get install dataset-fashion-mnist");
-    }
+    Tools.fashionMnist();
   }
 
   @Test

@@ -5,14 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.testing.Tools;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.opentest4j.AssertionFailedError;
 
 /**
  * {@code sdk-examples/notebooks/fairing4j-mnist.ipynb}: its code cells run in order through the
@@ -38,10 +36,7 @@ class NotebookIT {
   static void requireRealParts() {
     Tools.require("bwrap", "bubblewrap");
     Tools.torchPython();
-    if (!Files.isRegularFile(ArenaDist.HOST_DATA.resolve("train-images-idx3-ubyte.gz"))) {
-      throw new AssertionFailedError("FashionMNIST is missing under " + ArenaDist.HOST_DATA
-          + "; install it: apt-get install dataset-fashion-mnist");
-    }
+    Tools.fashionMnist();
   }
 
   @Test

@@ -153,7 +153,7 @@ public final class KubernetesApiFixture implements BeforeAllCallback, AfterAllCa
         .build();
     try {
       kubeconfig = Files.createTempFile("fairing4j-kubeconfig-", ".yaml");
-      Files.writeString(kubeconfig, kubeconfigYaml());
+      writeKubeconfig(kubeconfig, url(), NAMESPACE);
     } catch (IOException e) {
       stop();
       throw new UncheckedIOException("cannot write the kubeconfig", e);
@@ -261,26 +261,36 @@ public final class KubernetesApiFixture implements BeforeAllCallback, AfterAllCa
     return server;
   }
 
-  private String kubeconfigYaml() {
-    return """
-        apiVersion: v1
-        kind: Config
-        clusters:
-          - name: fairing4j-mock
-            cluster:
-              server: %s
-        users:
-          - name: fairing4j-mock
-            user:
-              token: %s
-        contexts:
-          - name: fairing4j-mock
-            context:
-              cluster: fairing4j-mock
-              user: fairing4j-mock
-              namespace: %s
-        current-context: fairing4j-mock
-        preferences: {}
-        """.formatted(url(), TOKEN, NAMESPACE);
+  /**
+   * Writes a kubeconfig to {@code file} whose only context points at {@code server} with the
+   * dummy bearer token {@link #TOKEN} and {@code namespace}; for fakes beside this fixture (a
+   * live-watch server, say) that client code reaches through {@code Clusters.kubernetes()}.
+   */
+  public static Path writeKubeconfig(Path file, String server, String namespace) {
+    try {
+      Files.writeString(file, """
+          apiVersion: v1
+          kind: Config
+          clusters:
+            - name: fairing4j-mock
+              cluster:
+                server: %s
+          users:
+            - name: fairing4j-mock
+              user:
+                token: %s
+          contexts:
+            - name: fairing4j-mock
+              context:
+                cluster: fairing4j-mock
+                user: fairing4j-mock
+                namespace: %s
+          current-context: fairing4j-mock
+          preferences: {}
+          """.formatted(server, TOKEN, namespace));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the kubeconfig " + file, e);
+    }
+    return file;
   }
 }

@@ -66,6 +66,23 @@ public final class Tools {
     return Optional.empty();
   }
 
+  /** Where Debian's {@code dataset-fashion-mnist} puts the FashionMNIST IDX files. */
+  public static final Path FASHION_MNIST = Path.of("/usr/share/datasets/fashion-mnist");
+
+  /**
+   * The FashionMNIST directory the training examples read.
+   *
+   * @throws AssertionFailedError saying {@code install it: apt-get install dataset-fashion-mnist}
+   *     when its files are missing
+   */
+  public static Path fashionMnist() {
+    if (!Files.isRegularFile(FASHION_MNIST.resolve("train-images-idx3-ubyte.gz"))) {
+      throw new AssertionFailedError("FashionMNIST is missing under " + FASHION_MNIST
+          + "; install it: apt-get install dataset-fashion-mnist");
+    }
+    return FASHION_MNIST;
+  }
+
   /**
    * Returns a Python interpreter that can {@code import torch}. {@code /usr/bin/python3} comes
    * first because the first {@code python3} on PATH may be a pyenv or venv interpreter without the

@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.kubernetes;
 
+import dev.fairing4j.core.testing.KubernetesApiFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -291,30 +292,9 @@ final class ListWatchApiServer implements AutoCloseable {
 
   /** A kubeconfig file pointing at this server. */
   Path kubeconfig(Path dir) {
-    // Same format as WatchingApiServer's; only the URL differs.
     String url = server.url("/").toString().replaceAll("/$", "");
     Path file = dir.resolve("kubeconfig-" + server.getPort());
-    try {
-      java.nio.file.Files.writeString(file, """
-          apiVersion: v1
-          kind: Config
-          clusters:
-            - name: lw
-              cluster:
-                server: %s
-          users:
-            - name: lw
-              user:
-                token: t
-          contexts:
-            - name: lw
-              context: {cluster: lw, user: lw, namespace: %s}
-          current-context: lw
-          """.formatted(url, NS));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
+    return KubernetesApiFixture.writeKubeconfig(file, url, NS);
   }
 
   @Override

@@ -1,8 +1,8 @@
 package dev.fairing4j.deploy.kubernetes;
 
+import dev.fairing4j.core.testing.KubernetesApiFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -107,27 +107,7 @@ final class WatchingApiServer implements AutoCloseable {
   Path kubeconfig(Path dir, String namespace) {
     String url = server.url("/").toString().replaceAll("/$", "");
     Path file = dir.resolve("kubeconfig-" + server.getPort());
-    try {
-      Files.writeString(file, """
-          apiVersion: v1
-          kind: Config
-          clusters:
-            - name: watch
-              cluster:
-                server: %s
-          users:
-            - name: watch
-              user:
-                token: t
-          contexts:
-            - name: watch
-              context: {cluster: watch, user: watch, namespace: %s}
-          current-context: watch
-          """.formatted(url, namespace));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return file;
+    return KubernetesApiFixture.writeKubeconfig(file, url, namespace);
   }
 
   @Override
