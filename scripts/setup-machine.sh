@@ -17,6 +17,8 @@ if [ ${#packages[@]} -eq 0 ]; then
     bubblewrap           # sandbox for local replicas
     buildah              # benchmark comparison and test base images
     util-linux           # setpriv --pdeathsig for child processes
+    etcd-server          # etcd behind the real kube-apiserver of the API tests
+    xz-utils             # unpacks the Kubernetes binaries (FAIRING4J_K8S holds them as .xz)
   )
 fi
 

@@ -1,13 +1,46 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh Debian 12 machine (JDK 17 and Maven present, root),
 # then builds everything and runs every test of the default suite: unit tests (*Test) and the
-# tests that start real processes (*IT: registry, git, PyTorch training, sandboxes).
-# Tagged suites that need parts these machines lack (gpu, docker, tensorflow, cluster, papermill)
-# are opt-in: see README.md.
+# tests that start real processes (*IT: registry, git, PyTorch training, sandboxes, and a real
+# kube-apiserver + etcd + kube-controller-manager).
+#
+# Settings (environment):
+#   FAIRING4J_K8S                 directory with kube-apiserver and kube-controller-manager
+#                                 (unpacked or .xz); default ../shared/k8s when it exists
+#   FAIRING4J_CLUSTER_KUBECONFIG  kubeconfig of a running ../shared/k8s/cluster kit: also runs
+#                                 the `cluster` suite against it (.ci/run sets it)
+# Other tagged suites (gpu, docker, tensorflow, papermill) need what these machines lack: README.
+# Extra arguments go to Maven.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
 
 bash scripts/setup-machine.sh
 
+if [[ -z "${FAIRING4J_K8S:-}" && -d ../shared/k8s ]]; then
+  FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
+fi
+if [[ -n "${FAIRING4J_K8S:-}" ]]; then
+  export FAIRING4J_K8S
+  echo "test: Kubernetes binaries for the real-API tests from FAIRING4J_K8S=$FAIRING4J_K8S"
+else
+  echo "test: FAIRING4J_K8S is unset and ../shared/k8s does not exist: the real-API tests will" \
+    "fail and say how to get the binaries (README, Tests)"
+fi
+
+excluded=gpu,docker,tensorflow,papermill
+if [[ -n "${FAIRING4J_CLUSTER_KUBECONFIG:-}" ]]; then
+  export FAIRING4J_CLUSTER_KUBECONFIG
+  echo "test: cluster suite on, against $FAIRING4J_CLUSTER_KUBECONFIG"
+  not_run="gpu, docker, tensorflow, papermill"
+else
+  excluded=$excluded,cluster
+  not_run="cluster (needs the kit: .ci/run, or FAIRING4J_CLUSTER_KUBECONFIG=\$(../shared/k8s/cluster/up.sh | tail -1) scripts/test.sh), gpu, docker, tensorflow, papermill"
+fi
+
+status=0
 # Quiet download progress; keep test output.
-exec mvn -B -ntp verify "$@"
+mvn -B -ntp verify -DexcludedTestTags="$excluded" "$@" || status=$?
+echo "test: not run: $not_run (README, Tests: mvn verify -Popt-in -DincludedTestTags=TAG)"
+echo "test: mvn verify exit $status after $((SECONDS - started)) s"
+exit $status

@@ -87,6 +87,25 @@ final class TestPki {
     writePem(file, "PRIVATE KEY", serverKey.getEncoded());  // PKCS#8
   }
 
+  /**
+   * Writes a new EC key pair as PEM: the private key (PKCS#8) and the public key
+   * (SubjectPublicKeyInfo), e.g. for an API server's service-account token signing.
+   */
+  static void writeKeyPair(Path privatePem, Path publicPem) throws IOException {
+    try {
+      KeyPair keys = newKeyPair();
+      writePem(privatePem, "PRIVATE KEY", keys.getPrivate().getEncoded());
+      writePem(publicPem, "PUBLIC KEY", keys.getPublic().getEncoded());
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot create a key pair", e);
+    }
+  }
+
+  /** The CA certificate as PEM text. */
+  String caPem() throws IOException {
+    return pem("CERTIFICATE", encoded(caCertificate));
+  }
+
   /** Writes a PKCS12 trust store holding only the CA certificate. */
   void writeTrustStore(Path file, char[] password) throws IOException {
     try (OutputStream out = Files.newOutputStream(file)) {
@@ -108,10 +127,13 @@ final class TestPki {
   }
 
   private static void writePem(Path file, String type, byte[] der) throws IOException {
+    Files.writeString(file, pem(type, der));
+  }
+
+  private static String pem(String type, byte[] der) {
     String body = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
         .encodeToString(der);
-    Files.writeString(file,
-        "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n");
+    return "-----BEGIN " + type + "-----\n" + body + "\n-----END " + type + "-----\n";
   }
 
   private static KeyPair newKeyPair() throws GeneralSecurityException {
