@@ -12,7 +12,8 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.Preprocessor;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.testing.KubernetesApiFixture;
+import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.core.testing.RegistryExtension;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.Deployers;
@@ -42,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Invalid input at every stage, through the front door: each case builds a pipeline that is valid
- * except for one field, runs it against a real registry and the Kubernetes API mock, and expects a
+ * except for one field, runs it against a real registry and a real API server, and expects a
  * {@link FairingException} that names the field and says how to fix it, before a single request
  * reaches either server. A validation that slipped past the pipeline's checks would show up as a
  * build (registry requests) or a submission (API requests), so the request assertions are what
@@ -58,7 +59,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(60)
 class BadInputTableIT {
   @RegisterExtension static final RegistryExtension REGISTRY = RegistryExtension.plain();
-  @RegisterExtension static final KubernetesApiFixture K8S = new KubernetesApiFixture();
+  @RegisterExtension static final RealKubernetes K8S = RealKubernetes.shared();
 
   @TempDir static Path dir;
   private static Path train;
@@ -86,7 +87,8 @@ class BadInputTableIT {
     }
 
     KubernetesCluster cluster() {
-      return Clusters.kubernetes().kubeconfig(K8S.kubeconfig());
+      // no case may reach the server, so the namespace need not exist
+      return Clusters.kubernetes().kubeconfig(K8S.server().kubeconfig(User.SDK, "bad-input"));
     }
 
     /** A pipeline valid in every stage but the deployer given. */
@@ -325,7 +327,6 @@ class BadInputTableIT {
   @MethodSource("cases")
   void failsBeforeAnyRequestNamingTheFieldAndTheFix(Case bad) {
     REGISTRY.clearRequests();
-    K8S.reset();
 
     Throwable thrown = catchThrowable(() -> bad.run().apply(new Env(dir, train, gitRepo)));
 
@@ -338,6 +339,7 @@ class BadInputTableIT {
       assertThat(invalid.fix()).as("the fix").isNotBlank();
     }
     assertThat(REGISTRY.requests()).as("requests that reached the registry").isEmpty();
+    // the real API server's audit log, from the start of this case
     assertThat(K8S.requestLines()).as("requests that reached the API server").isEmpty();
   }
 }

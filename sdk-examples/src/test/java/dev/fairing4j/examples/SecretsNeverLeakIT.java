@@ -13,7 +13,8 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.KubernetesApiFixture;
+import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.core.testing.RegistryExtension;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.Deployers;
@@ -59,7 +60,6 @@ class SecretsNeverLeakIT {
   // unique per run, so a match can only come from this test's injection
   private static final String PASSWORD = "regpw-" + UUID.randomUUID();
   private static final String WRONG_PASSWORD = "wrongpw-" + UUID.randomUUID();
-  private static final String TOKEN = "bearer-" + UUID.randomUUID();
   private static final String GIT_TOKEN = "gittok-" + UUID.randomUUID();
   private static final String PULL_PASSWORD = "pullpw-" + UUID.randomUUID();
 
@@ -70,7 +70,9 @@ class SecretsNeverLeakIT {
 
   @RegisterExtension
   static final RegistryExtension REGISTRY = RegistryExtension.tlsWithAuth(USER, PASSWORD);
-  @RegisterExtension static final KubernetesApiFixture K8S = new KubernetesApiFixture();
+  // a real API server: the token below is one it accepts, so requests really authenticate
+  // controllers: the garbage collector finishes the job's Foreground deletion, as on any cluster
+  @RegisterExtension static final RealKubernetes K8S = RealKubernetes.shared().withControllers();
 
   @TempDir Path dir;
 
@@ -86,7 +88,8 @@ class SecretsNeverLeakIT {
     Map<String, String> secrets = new LinkedHashMap<>();
     secrets.put("registry password", PASSWORD);
     secrets.put("wrong registry password", WRONG_PASSWORD);
-    secrets.put("kubeconfig token", TOKEN);
+    secrets.put("kubeconfig token", K8S.server().token(User.SDK));
+    secrets.put("API server token of another user", K8S.server().token(User.FIXTURE));
     secrets.put("git token", GIT_TOKEN);
     secrets.put("pull password", PULL_PASSWORD);
     // the key's base64 body, line by line, so that any fragment of it counts
@@ -167,12 +170,12 @@ class SecretsNeverLeakIT {
         new RegistryCredentials(REGISTRY.hostPort(), USER, Secret.of(PULL_PASSWORD)))).dryRun();
     seen.append("\n--- dryRun with pull credentials ---\n").append(explicitPull);
 
-    // a push with the right password and a submission to the API mock
+    // a push with the right password and a submission to the real API server
     TrainingJob job = base.builder(right).progress(printing).run();
     seen.append("\n--- toString ---\n");
     for (Object o : List.of(base, base.builder(right), wrong, right, deployer, cluster, git, job,
         new RegistryCredentials(REGISTRY.hostPort(), USER, Secret.of(PULL_PASSWORD)),
-        Secret.of(TOKEN))) {
+        Secret.of(K8S.server().token(User.SDK)))) {
       seen.append(o).append('\n');
     }
     seen.append(job.status()).append('\n');
@@ -185,7 +188,7 @@ class SecretsNeverLeakIT {
         .dryRun()));
     // a kubeconfig whose server refuses connections: the submission fails after the build
     Path unreachable = Files.writeString(dir.resolve("kubeconfig-down"),
-        Files.readString(kubeconfig).replace(K8S.url(), "http://127.0.0.1:9"));
+        Files.readString(kubeconfig).replace(K8S.server().url(), "http://127.0.0.1:9"));
     record(seen, catchThrowable(() -> base.builder(right).deployer(
         deployer.on(Clusters.kubernetes().kubeconfig(unreachable))).run()));
   }
@@ -224,25 +227,28 @@ class SecretsNeverLeakIT {
         apiVersion: v1
         kind: Config
         clusters:
-          - name: mock
+          - name: real
             cluster:
               server: %s
+              certificate-authority-data: %s
         users:
-          - name: mock
+          - name: real
             user:
               token: %s
               client-certificate-data: %s
               client-key-data: %s
         contexts:
-          - name: mock
+          - name: real
             context:
-              cluster: mock
-              user: mock
-              namespace: default
-        current-context: mock
-        """.formatted(K8S.url(), TOKEN,
+              cluster: real
+              user: real
+              namespace: %s
+        current-context: real
+        """.formatted(K8S.server().url(),
+        b64.encodeToString(K8S.server().caPem().getBytes(StandardCharsets.UTF_8)),
+        K8S.server().token(User.SDK),
         b64.encodeToString(certPem.getBytes(StandardCharsets.UTF_8)),
-        b64.encodeToString(keyPem.getBytes(StandardCharsets.UTF_8)));
+        b64.encodeToString(keyPem.getBytes(StandardCharsets.UTF_8)), K8S.namespace());
   }
 
   /** Appends every java.util.logging record (client libraries log there too). */

@@ -4,6 +4,7 @@ import dev.fairing4j.core.InvalidInputException;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
+import io.kubernetes.client.util.credentials.AccessTokenAuthentication;
 import io.kubernetes.client.util.credentials.TokenFileAuthentication;
 import java.io.File;
 import java.io.IOException;
@@ -143,7 +144,19 @@ public final class ClusterConfigResolver {
     KubeConfig kubeConfig = new KubeConfig(contexts, clusters, users);
     kubeConfig.setContext(contextName);
     try {
-      return ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(READ_TIMEOUT).build();
+      ApiClient client = ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(READ_TIMEOUT).build();
+      // client-java uses one credential of a user (a client certificate before a token), while
+      // kubectl sends all it has: a user with both would be anonymous to a server that does not
+      // check client certificates. Seen against a real API server; the mock ignored credentials.
+      Optional<String> token = user == null ? Optional.empty()
+          : JsonTree.text(user, "user", "token").filter(t -> !t.isBlank());
+      boolean clientCertificate = user != null
+          && (JsonTree.text(user, "user", "client-certificate-data").isPresent()
+              || JsonTree.text(user, "user", "client-certificate").isPresent());
+      if (token.isPresent() && clientCertificate) {
+        new AccessTokenAuthentication(token.get()).provide(client);
+      }
+      return client;
     } catch (IOException | RuntimeException e) {
       // The cause is dropped on purpose: client-java's messages may quote credential data.
       throw InvalidInputException.of("context",
