@@ -9,10 +9,5 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup-machine.sh python3-torch python3-torchvision dataset-fashion-mnist bubblewrap util-linux
 
-echo "demo: building the SDK (mvn install, tests skipped; scripts/test.sh runs them)"
-mvn -B -q -ntp -DskipTests install
-mvn -B -q -ntp -pl sdk-examples dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \
-  -Dmdep.includeScope=runtime >/dev/null
-
-exec java -cp "sdk-examples/target/classes:$(cat sdk-examples/target/classpath.txt)" \
-  dev.fairing4j.examples.FashionMnistDemo "$@"
+classpath=$(bash scripts/sdk-classpath.sh demo)
+exec java -cp "$classpath" dev.fairing4j.examples.FashionMnistDemo "$@"

@@ -6,7 +6,29 @@
 # Default: this machine (Clusters.local()); --dry-run prints the manifests and builds nothing;
 # --kubeconfig FILE --registry REPO builds with Jib, pushes and submits to that cluster.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# Usage needs no build. ExampleScriptTest keeps this text equal to what Examples --help prints.
+usage() {
+  cat <<'USAGE'
+usage: scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO]
+                          [--namespace NS] [--base IMAGE] [--epochs N] [--samples N]
+                          [--gpus N] [--git-url URL] [--quiet]
+  default: run on this machine (Clusters.local()); --dry-run prints the manifests only;
+  --kubeconfig FILE --registry REPO: build with Jib, push and submit to that cluster.
+
+examples:
+  traindb-mnist   PyTorchJob traindb-training-mnist saving mnist_cnn.pt to claim traindb-models-claim; monitor, logs, delete
+  arena-dist      PyTorchJob pytorch-dist, 1 Master + 2 Workers with 1 GPU each, code from git, data on claim training-data
+  gloo-demo       PyTorchJob pytorch-dist-mnist-gloo, 1 Master + 3 Workers on CPU, gloo backend
+  tf-multiworker  TFJob tf-multiworker-mnist, Chief 1 + Worker 2 with GPUs, Keras MultiWorkerMirroredStrategy
+  pytorch-simple  PyTorchJob pytorch-simple in kubeflow, Master 1 + Worker 1, FashionMNIST DDP
+USAGE
+}
+case "${1:-}" in
+  "") usage >&2; exit 2 ;;
+  -h|--help) usage; exit 0 ;;
+esac
 
 dry_run=false
 kubeconfig=false
@@ -18,13 +40,10 @@ for arg in "$@"; do
 done
 # What a local run needs; a dry run or a real cluster needs none of it.
 if [[ $dry_run == false && $kubeconfig == false ]]; then
-  bash scripts/setup-machine.sh python3-torch python3-torchvision dataset-fashion-mnist bubblewrap util-linux
+  bash "$ROOT/scripts/setup-machine.sh" python3-torch python3-torchvision dataset-fashion-mnist \
+    bubblewrap util-linux
 fi
 
-echo "example: building the SDK (mvn install, tests skipped; scripts/test.sh runs them)" >&2
-mvn -B -q -ntp -DskipTests install
-mvn -B -q -ntp -pl sdk-examples dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \
-  -Dmdep.includeScope=runtime >/dev/null
-
-exec java -cp "sdk-examples/target/classes:$(cat sdk-examples/target/classpath.txt)" \
-  dev.fairing4j.examples.Examples "$@"
+# Relative paths the user gives (--kubeconfig FILE) stay relative to the caller's directory.
+classpath=$(bash "$ROOT/scripts/sdk-classpath.sh" example)
+exec java -cp "$classpath" dev.fairing4j.examples.Examples "$@"

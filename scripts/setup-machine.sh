@@ -2,7 +2,9 @@
 # Installs the Debian packages fairing4j's tests and demo use, skipping what is already there.
 # Usage: scripts/setup-machine.sh [package ...]   (default: everything the test suite needs)
 # Needs root (or sudo) on Debian 12; prints the apt-get line to run otherwise.
+# Writes only to stderr: the scripts that call it print their product on stdout.
 set -euo pipefail
+exec 1>&2
 
 packages=("$@")
 if [ ${#packages[@]} -eq 0 ]; then

@@ -1,0 +1,141 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The scripts a user pipes and runs from their own directory ({@code scripts/example.sh},
+ * {@code scripts/jshell.sh}), run for real with bash from a directory outside the checkout.
+ *
+ * <p>They run in a copy of the checkout's scripts whose {@code sdk-examples/target/classes} is this
+ * build's. Maven is the one stand-in: running the real {@code mvn install} inside this very build
+ * would rewrite the classes under test, so a stub {@code mvn} on {@code PATH} records its calls,
+ * writes the class path listing as the dependency plugin would, and prints the terminal reset code
+ * ({@code ESC[0m}) that Maven 3.8 writes to stdout even with {@code -B -q}: the fault a script must
+ * keep away from its product.
+ */
+class ScriptsIT {
+  private static final Path SCRIPTS = Path.of("..", "scripts").toAbsolutePath().normalize();
+  private static final String ESC = "\u001b";
+
+  @TempDir Path root;
+  @TempDir Path user;
+  private Path mvnCalls;
+  private Path bin;
+
+  @BeforeEach
+  void checkoutCopyWithStubMaven() throws IOException {
+    Path scripts = Files.createDirectories(root.resolve("scripts"));
+    for (String name : List.of("example.sh", "jshell.sh", "sdk-classpath.sh",
+        "setup-machine.sh")) {
+      Files.copy(SCRIPTS.resolve(name), scripts.resolve(name));
+    }
+    Path target = Files.createDirectories(root.resolve("sdk-examples/target"));
+    Files.createSymbolicLink(target.resolve("classes"),
+        Path.of("target/classes").toAbsolutePath());
+    mvnCalls = root.resolve("mvn-calls.txt");
+    bin = Files.createDirectories(root.resolve("bin"));
+    String classpath = Arrays.stream(System.getProperty("java.class.path")
+            .split(File.pathSeparator))
+        .filter(entry -> !entry.endsWith("classes")).collect(Collectors.joining(":"));
+    Path mvn = bin.resolve("mvn");
+    Files.writeString(mvn, """
+        #!/usr/bin/env bash
+        echo "$*" >> '%s'
+        printf '\\033[0m'
+        for arg in "$@"; do
+          case "$arg" in -Dmdep.outputFile=*) printf '%%s' '%s' > '%s' ;; esac
+        done
+        """.formatted(mvnCalls, classpath, target.resolve("classpath.txt")));
+    Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+  }
+
+  @AfterEach
+  void removeTheLinkToTheBuild() throws IOException {
+    // before JUnit cleans the temp dir, which would warn about a link leading out of it
+    Files.deleteIfExists(root.resolve("sdk-examples/target/classes"));
+  }
+
+  @Test
+  void exampleHelpPrintsTheUsageWithoutBuilding() throws Exception {
+    Run help = run(List.of("bash", root.resolve("scripts/example.sh").toString(), "--help"));
+    Run none = run(List.of("bash", root.resolve("scripts/example.sh").toString()));
+
+    assertThat(help.status()).isZero();
+    assertThat(help.out()).isEqualTo(ExampleOptions.USAGE + "\n\nexamples:\n" + Examples.list()
+        + "\n");
+    assertThat(none.status()).isEqualTo(Examples.USAGE);
+    assertThat(none.err()).startsWith("usage: scripts/example.sh");
+    assertThat(mvnCalls).doesNotExist();
+  }
+
+  @Test
+  void exampleDryRunWritesOnlyYamlToStdout() throws Exception {
+    Run dryRun = run(List.of("bash", root.resolve("scripts/example.sh").toString(),
+        "pytorch-simple", "--dry-run"));
+
+    assertThat(dryRun.status()).as(dryRun.err()).isZero();
+    assertThat(Files.readString(mvnCalls)).as("Maven was asked to build").contains("install");
+    assertThat(dryRun.out()).doesNotContain(ESC).startsWith("---\napiVersion: ");
+    List<Object> kinds = new ArrayList<>();
+    var parser = new ObjectMapper(new YAMLFactory()).readerFor(Map.class)
+        .readValues(dryRun.out());
+    while (parser.hasNext()) {
+      kinds.add(((Map<?, ?>) parser.next()).get("kind"));
+    }
+    assertThat(kinds).contains("PyTorchJob");
+    assertThat(dryRun.err()).contains("example: building the SDK");
+  }
+
+  @Test
+  void jshellRunsTheUsersScriptFromTheUsersDirectory() throws Exception {
+    Files.writeString(user.resolve("my.jsh"), """
+        System.out.println("cwd=" + java.nio.file.Path.of("train.py").toAbsolutePath());
+        System.out.println("sdk=" + dev.fairing4j.examples.Examples.class.getSimpleName());
+        /exit
+        """);
+
+    Run jshell = run(List.of("bash", root.resolve("scripts/jshell.sh").toString(), "my.jsh"));
+
+    assertThat(jshell.status()).as(jshell.err()).isZero();
+    assertThat(jshell.out()).doesNotContain(ESC)
+        .contains("cwd=" + user.toRealPath().resolve("train.py"))
+        .contains("sdk=Examples");
+  }
+
+  private record Run(int status, String out, String err) {}
+
+  private Run run(List<String> command) throws Exception {
+    Path out = root.resolve("stdout");
+    Path err = root.resolve("stderr");
+    ProcessBuilder builder = new ProcessBuilder(command).directory(user.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+    Process process = builder.start();
+    if (!process.waitFor(120, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError(command + " did not finish in 120 s; stderr: "
+          + Files.readString(err));
+    }
+    return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+}
