@@ -9,6 +9,11 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.util.ClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
 import org.opentest4j.AssertionFailedError;
 
 /**
@@ -152,6 +160,25 @@ final class RealApiObjects {
             "name", user.username()))));
     await("RBAC allows " + user + " to GET " + probePath, () -> server().send(
         user, "GET", probePath, null, "application/json").status() != 403);
+  }
+
+  /**
+   * The status of a request sent with the bearer token {@code token} (a service account's, say),
+   * for probes of what RBAC allows.
+   */
+  int statusAs(String token, String method, String path) {
+    ApiClient client = new ClientBuilder().setBasePath(server().url())
+        .setCertificateAuthority(server().caPem().getBytes(StandardCharsets.US_ASCII)).build();
+    Request request = new Request.Builder().url(server().url() + path)
+        .header("Authorization", "Bearer " + token)
+        .method(method, method.equals("GET") || method.equals("DELETE") ? null
+            : RequestBody.create("{}", MediaType.get("application/json")))
+        .build();
+    try (okhttp3.Response response = client.getHttpClient().newCall(request).execute()) {
+      return response.code();
+    } catch (IOException e) {
+      throw new UncheckedIOException(method + " " + path, e);
+    }
   }
 
   /** One RBAC rule. */
