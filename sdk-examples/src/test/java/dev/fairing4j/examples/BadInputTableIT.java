@@ -54,7 +54,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * no-request assertions still hold. Two mistakes only a server can see are not in the table: a
  * base image that does not exist (the registry must be asked; JibImageBuilderFailuresIT shows it
  * fails before any upload) and a job name already taken (the API server must be asked;
- * KubernetesSubmitTest shows the 409 path creates nothing).
+ * KubernetesSubmitIT shows the 409 path creates nothing).
  */
 @Timeout(60)
 class BadInputTableIT {

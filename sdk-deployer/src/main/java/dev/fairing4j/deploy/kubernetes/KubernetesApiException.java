@@ -22,7 +22,10 @@ public final class KubernetesApiException extends FairingException {
     CRD_NOT_INSTALLED,
     /** The namespace does not exist. */
     NAMESPACE_NOT_FOUND,
-    /** RBAC denied the request (HTTP 403). */
+    /**
+     * The API server refused the request (HTTP 403): RBAC denied it (the message names the Role
+     * rule that would allow it), or an admission check did (a ResourceQuota, a policy).
+     */
     FORBIDDEN,
     /** The API server rejected the credentials (HTTP 401). */
     UNAUTHORIZED,

@@ -45,13 +45,15 @@ public final class ClusterStorage {
   /**
    * Makes each object exist as given, volumes first (so a claim can bind at once): an absent one
    * is created; an equal one is left alone, no request changes it; a claim asking for more
-   * storage than it has is grown. Fails on the first object that exists with a field that
-   * cannot change, naming the field, both values and the fix; objects before it stay ensured.
+   * storage than it has is grown when it can be (bound, of a StorageClass; the class must allow
+   * volume expansion). Fails on the first object that exists with a field that cannot change,
+   * naming the field, both values and the fix; objects before it stay ensured.
    *
    * @return what happened to each object, volumes first
    * @throws InvalidInputException when nothing is given or the cluster cannot hold storage,
    *     before any request
-   * @throws StorageConflictException when an existing object differs in an immutable field
+   * @throws StorageConflictException when an existing object differs in an immutable field, or
+   *     a claim should grow but is not bound or has no StorageClass
    * @throws dev.fairing4j.deploy.kubernetes.KubernetesApiException when the API server refuses,
    *     e.g. RBAC (a PersistentVolume needs a ClusterRole)
    */

@@ -6,34 +6,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.internal.SubmitOptions;
-import dev.fairing4j.deploy.kubernetes.internal.JsonTree;
 import dev.fairing4j.deploy.kubernetes.internal.KubeEnvironment;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Configuration is found and merged as kubectl does, and every mistake in it is reported before
- * any request, naming the file or context, without credentials.
+ * Configuration is found and merged as kubectl does, and every mistake in it is reported naming
+ * the file or context, without credentials. Files only: what the merged configuration sends to a
+ * real API server, and that a broken one sends nothing, is {@link KubeconfigLoadingIT}.
  */
 class KubeconfigLoadingTest {
+  /** Where the files' cluster is; nothing listens there, and nothing here connects. */
+  private static final String SERVER = "https://127.0.0.1:6443";
   private static final String FIRST_TOKEN = "first-file-token-9f8e7d6c5b4a";
   private static final String SECOND_TOKEN = "second-file-token-1a2b3c4d5e6f";
 
-  @RegisterExtension
-  static final KubernetesApiFixture K8S = new KubernetesApiFixture();
-
   @TempDir Path dir;
-  private final MockObjects mock = new MockObjects(K8S);
   private Path first;
   private Path second;
 
@@ -45,7 +40,7 @@ class KubeconfigLoadingTest {
     second = dir.resolve("b/config");
     // File 1: the real cluster, a context of its own, and the current context (set to a context
     // that only file 2 defines).
-    MockObjects.write(first, """
+    Files.writeString(first, """
         apiVersion: v1
         kind: Config
         clusters:
@@ -62,10 +57,10 @@ class KubeconfigLoadingTest {
           user:
             token: %s
         current-context: from-second
-        """.formatted(K8S.url(), FIRST_TOKEN));
+        """.formatted(SERVER, FIRST_TOKEN));
     // File 2: the context in use, its user, a cluster of the same name (ignored: file 1 wins)
     // and another current-context (ignored: file 1 set one).
-    MockObjects.write(second, """
+    Files.writeString(second, """
         apiVersion: v1
         kind: Config
         clusters:
@@ -92,23 +87,6 @@ class KubeconfigLoadingTest {
   }
 
   @Test
-  void kubeconfigFilesAreMergedLikeKubectl() {
-    KubernetesCluster cluster = Clusters.kubernetes()
-        .withEnvironment(env(Map.of("KUBECONFIG", first + File.pathSeparator + second)));
-
-    assertThat(cluster.activeContext()).contains("from-second");
-    assertThat(cluster.server()).isEqualTo(K8S.url());
-    assertThat(cluster.defaultNamespace()).isEqualTo("team");
-
-    // And requests go to the merged cluster, in the context's namespace.
-    cluster.withTimings(TestJobs.FAST).submit(TestJobs.pyTorchJob("mnist",
-        cluster.defaultNamespace()), BuildContext.empty(), SubmitOptions.DEFAULT,
-        ProgressListener.NONE);
-    assertThat(mock.get("/apis/kubeflow.org/v1/namespaces/team/pytorchjobs/mnist"))
-        .isNotEmpty();
-  }
-
-  @Test
   void explicitFilesMergeTheSameWayAndChoicesOverrideTheFiles() {
     KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(first, second);
     assertThat(cluster.activeContext()).contains("from-second");
@@ -131,7 +109,7 @@ class KubeconfigLoadingTest {
     Files.createDirectories(home.getParent());
     Files.copy(first, home);
     assertThat(Clusters.kubernetes().withEnvironment(env(Map.of())).context("first-ctx").server())
-        .isEqualTo(K8S.url());
+        .isEqualTo(SERVER);
   }
 
   @Test
@@ -161,44 +139,6 @@ class KubeconfigLoadingTest {
           assertThat(e.field()).isEqualTo("KUBECONFIG");
           assertThat(e.getMessage()).contains("/nowhere/config");
         });
-  }
-
-  @Test
-  void anUnknownContextListsTheAvailableOnesAndSendsNothing() {
-    int before = K8S.requestCount();
-    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(first, second).context("prod");
-
-    assertThatThrownBy(() -> cluster.submit(TestJobs.pyTorchJob("mnist", "team"),
-        BuildContext.empty(), SubmitOptions.DEFAULT, ProgressListener.NONE))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("context");
-          assertThat(e.getMessage()).contains("context 'prod' is not defined in " + first)
-              .contains("available contexts: first-ctx, from-second")
-              .doesNotContain(FIRST_TOKEN).doesNotContain(SECOND_TOKEN);
-        });
-    assertThat(K8S.requestCount()).isEqualTo(before);
-  }
-
-  @Test
-  void aBrokenFileIsNamedWithoutQuotingItAndSendsNothing() throws Exception {
-    Path broken = dir.resolve("broken");
-    Files.writeString(broken, "users:\n- name: u\n  user:\n    token: " + SECOND_TOKEN
-        + "\n  : [unbalanced\n");
-    int before = K8S.requestCount();
-    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(broken);
-
-    assertThatThrownBy(() -> cluster.submit(TestJobs.pyTorchJob("mnist", "team"),
-        BuildContext.empty(), SubmitOptions.DEFAULT, ProgressListener.NONE))
-        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
-          assertThat(e.field()).isEqualTo("kubeconfig");
-          assertThat(e.getMessage()).contains("file " + broken + " is not a valid kubeconfig")
-              .contains("line").doesNotContain(SECOND_TOKEN);
-          assertThat(e.getCause()).isNull();
-        });
-    assertThatThrownBy(() -> Clusters.kubernetes().kubeconfig(dir.resolve("absent")).server())
-        .isInstanceOf(InvalidInputException.class)
-        .hasMessageContaining("file " + dir.resolve("absent") + " does not exist");
-    assertThat(K8S.requestCount()).isEqualTo(before);
   }
 
   @Test
@@ -265,14 +205,4 @@ class KubeconfigLoadingTest {
     assertThat(Clusters.kubernetes().kubeconfig(first).kubeconfigFiles()).containsExactly(first);
   }
 
-  @Test
-  void storedJobIsReadBackInTheMergedContextsNamespace() {
-    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(first, second)
-        .withTimings(TestJobs.FAST);
-    var job = cluster.submit(TestJobs.pyTorchJob("mnist", cluster.defaultNamespace()),
-        BuildContext.empty(), SubmitOptions.DEFAULT, ProgressListener.NONE);
-    assertThat(job.namespace()).isEqualTo("team");
-    assertThat(JsonTree.text(mock.get("/apis/kubeflow.org/v1/namespaces/team/pytorchjobs/mnist"),
-        "metadata", "name")).isEqualTo(Optional.of("mnist"));
-  }
 }

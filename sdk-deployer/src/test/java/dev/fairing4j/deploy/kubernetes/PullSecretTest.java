@@ -1,7 +1,6 @@
 package dev.fairing4j.deploy.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.BuildContext;
@@ -13,16 +12,12 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
-import dev.fairing4j.core.testing.KubernetesApiFixture;
-import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.Deployers;
 import dev.fairing4j.deploy.Fixtures;
 import dev.fairing4j.deploy.Fixtures.CapturingCluster;
 import dev.fairing4j.deploy.JobDeployer;
 import dev.fairing4j.deploy.Mutators;
 import dev.fairing4j.deploy.internal.RenderedJob;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -30,24 +25,19 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The image-pull Secret made from the build's registry credentials: rendered (redacted) for dry
- * runs, submitted with the real value before the job, referenced from every pod.
+ * runs, handed to the cluster with the real value, referenced from every pod. What a real API
+ * server does with it is in {@link PullSecretIT}.
  */
 class PullSecretTest {
-  private static final String PASSWORD = "pa55-w0rd-never-shown";
-  private static final RegistryCredentials CREDENTIALS = new RegistryCredentials(
+  static final String PASSWORD = "pa55-w0rd-never-shown";
+  static final RegistryCredentials CREDENTIALS = new RegistryCredentials(
       "registry.example.com:5443", "alice", Secret.of(PASSWORD));
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @RegisterExtension
-  static final KubernetesApiFixture K8S = new KubernetesApiFixture();
-
-  private final MockObjects mock = new MockObjects(K8S);
 
   static Stream<JobDeployer<?>> deployers() {
     return Stream.of(Deployers.pyTorchJob("mnist").workers(2), Deployers.tfJob("mnist").ps(1)
@@ -132,66 +122,6 @@ class PullSecretTest {
   }
 
   @Test
-  void deployCreatesTheSecretFirstWithDecodableCredentialsAndTheJobReferencesIt() {
-    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(K8S.kubeconfig())
-        .namespace("team").withTimings(TestJobs.FAST);
-    PrintStream originalErr = System.err;
-    ByteArrayOutputStream logs = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(logs, true, StandardCharsets.UTF_8));
-    try {
-      Deployers.pyTorchJob("mnist").workers(1).on(cluster).withPullCredentials(CREDENTIALS)
-          .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
-    } finally {
-      System.setErr(originalErr);
-    }
-
-    assertThat(K8S.requestLines()).containsSubsequence(
-        "POST /api/v1/namespaces/team/secrets",
-        "POST /apis/kubeflow.org/v1/namespaces/team/pytorchjobs");
-    Map<String, Object> secret = mock.get("/api/v1/namespaces/team/secrets/mnist-registry");
-    assertThat(secret).containsEntry("type", "kubernetes.io/dockerconfigjson");
-    Map<String, Object> auth = registryEntry(Fixtures.at(secret, "data", ".dockerconfigjson"));
-    assertThat(auth).containsEntry("username", "alice").containsEntry("password", PASSWORD);
-    assertThat(new String(Base64.getDecoder().decode((String) auth.get("auth")),
-        StandardCharsets.UTF_8)).isEqualTo("alice:" + PASSWORD);
-    // Owned by the job, so deleting the job deletes the credentials too.
-    assertThat(Fixtures.<List<Map<String, Object>>>at(secret, "metadata", "ownerReferences"))
-        .singleElement().satisfies(owner -> assertThat(owner)
-            .containsEntry("kind", "PyTorchJob").containsEntry("name", "mnist"));
-
-    Map<String, Object> job = mock.get(
-        "/apis/kubeflow.org/v1/namespaces/team/pytorchjobs/mnist");
-    assertThat(podTemplates(job)).hasSize(2).allSatisfy(template ->
-        assertThat(Fixtures.<List<Object>>at(template, "spec", "imagePullSecrets"))
-            .containsExactly(Map.of("name", "mnist-registry")));
-    // The submission's own log lines were captured, and none carries the credentials.
-    assertThat(logs.toString(StandardCharsets.UTF_8)).contains("Created PyTorchJob mnist");
-    assertNoSecretIn(logs.toString(StandardCharsets.UTF_8));
-  }
-
-  @Test
-  void aRejectedSecretNeverQuotesTheCredentials() {
-    String encoded = base64("{\"auths\":{\"x\":{\"password\":\"" + PASSWORD + "\"}}}");
-    K8S.server().expect().post().withPath("/api/v1/namespaces/team/secrets")
-        .andReturn(422, TestJobs.status(422, "Invalid", "Secret \"mnist-registry\" is"
-            + " invalid: data[.dockerconfigjson]: Invalid value: \"" + encoded + "\": bad",
-            "{\"name\":\"mnist-registry\",\"kind\":\"secrets\"}"))
-        .once();
-    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(K8S.kubeconfig())
-        .namespace("team").withTimings(TestJobs.FAST);
-
-    assertThatThrownBy(() -> Deployers.pyTorchJob("mnist").on(cluster)
-        .withPullCredentials(CREDENTIALS)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE))
-        .isInstanceOfSatisfying(KubernetesApiException.class, e -> {
-          assertThat(e.httpStatus()).contains(422);
-          assertThat(e.getMessage()).doesNotContain(encoded);
-          assertNoSecretIn(e.getMessage());
-        });
-    assertThat(mock.get("/apis/kubeflow.org/v1/namespaces/team/pytorchjobs/mnist")).isEmpty();
-  }
-
-  @Test
   void thePipelineHandsTheBuildersCredentialsOnRedactedInDryRunsRealInRuns() {
     CapturingCluster cluster = new CapturingCluster();
     ImageBuilder builder = new ImageBuilder() {
@@ -224,7 +154,7 @@ class PullSecretTest {
         .containsEntry("password", PASSWORD);
   }
 
-  private static void assertNoSecretIn(String text) {
+  static void assertNoSecretIn(String text) {
     assertThat(text).doesNotContain(PASSWORD)
         .doesNotContain(base64("alice:" + PASSWORD))
         .doesNotContain(base64(PASSWORD));
@@ -237,7 +167,7 @@ class PullSecretTest {
   }
 
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> registryEntry(String dockerConfigJson) {
+  static Map<String, Object> registryEntry(String dockerConfigJson) {
     Map<String, Object> auths = (Map<String, Object>) decode(dockerConfigJson).get("auths");
     assertThat(auths).containsOnlyKeys("registry.example.com:5443");
     return (Map<String, Object>) auths.get("registry.example.com:5443");
@@ -253,7 +183,7 @@ class PullSecretTest {
   }
 
   @SuppressWarnings("unchecked")
-  private static List<Map<String, Object>> podTemplates(Map<String, Object> object) {
+  static List<Map<String, Object>> podTemplates(Map<String, Object> object) {
     Map<String, Object> spec = (Map<String, Object>) object.get("spec");
     if ("Job".equals(object.get("kind"))) {
       return List.of((Map<String, Object>) spec.get("template"));
@@ -265,7 +195,7 @@ class PullSecretTest {
         .toList();
   }
 
-  private static String base64(String text) {
+  static String base64(String text) {
     return Base64.getEncoder().encodeToString(text.getBytes(StandardCharsets.UTF_8));
   }
 }

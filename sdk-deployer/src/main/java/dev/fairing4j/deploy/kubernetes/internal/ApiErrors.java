@@ -6,17 +6,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
  * Turns a failed API response into a {@link KubernetesApiException} that says what happened in the
  * user's terms and what to do: the name is taken, the Kubeflow operator is not installed, RBAC
- * denies the verb (with the Role rule that would allow it), the namespace does not exist.
+ * denies the verb (with the Role rule that would allow it) or an admission check refuses, the
+ * namespace does not exist.
  */
 public final class ApiErrors {
   /** How to install the operator whose CRDs fairing4j submits (v1, the newest v1 release). */
   public static final String INSTALL_OPERATOR = "kubectl apply --server-side -k"
       + " \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
+
+  private static final Pattern RBAC_DENIAL = Pattern.compile("cannot \\S+ resource \"");
 
   private ApiErrors() {}
 
@@ -62,6 +66,15 @@ public final class ApiErrors {
 
   private static KubernetesApiException forbidden(Operation operation, String serverMessage,
       int code) {
+    // Admission (a ResourceQuota, the claim-resize check, Pod Security, a policy or webhook, a
+    // namespace being deleted) answers 403 too; only RBAC says "cannot <verb> resource".
+    if (!serverMessage.isBlank() && !RBAC_DENIAL.matcher(serverMessage).find()) {
+      return new KubernetesApiException(Problem.FORBIDDEN, operation.what(), operation.subject(),
+          "the API server refused it (HTTP 403, not an RBAC denial)" + suffix(serverMessage),
+          "an admission check refused the request (a ResourceQuota, a policy, Pod Security, a"
+              + " namespace being deleted, ...): the server's message says which; more"
+              + " permissions do not help", code, null);
+    }
     ResourceRef resource = operation.resource();
     String resourceName = resource.plural() + operation.subresource().map(s -> "/" + s)
         .orElse("");
@@ -92,8 +105,12 @@ public final class ApiErrors {
     if (namespace.isPresent() && saysNamespaceMissing(status, namespace.get())) {
       return namespaceMissing(operation, namespace.get(), serverMessage);
     }
+    // kube-apiserver answers a path it does not serve (a kind whose CRD is missing) with the text
+    // "404 page not found", not a Status: only a Status naming the object, or no body at all (some
+    // proxies drop it), may mean that the object is missing.
+    boolean bodyless = response.body().isBlank();
     boolean objectMissing = !operation.collection()
-        && (JsonTree.text(status, "details", "name").isPresent() || status.isEmpty());
+        && (JsonTree.text(status, "details", "name").isPresent() || bodyless);
     if (objectMissing) {
       return new KubernetesApiException(Problem.NOT_FOUND, operation.what(), operation.subject(),
           describe(operation) + " does not exist" + suffix(serverMessage),
@@ -101,7 +118,7 @@ public final class ApiErrors {
               + namespace.map(n -> " -n " + n).orElse("") + "'", 404, null);
     }
     // The body does not say what is missing (some servers and proxies send none): ask.
-    if (status.isEmpty() && namespace.isPresent()
+    if (bodyless && namespace.isPresent()
         && namespaceExists.apply(namespace.get()).equals(Optional.of(false))) {
       return namespaceMissing(operation, namespace.get(), serverMessage);
     }

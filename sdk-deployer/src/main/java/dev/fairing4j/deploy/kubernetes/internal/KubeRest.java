@@ -77,7 +77,10 @@ public final class KubeRest {
         JsonTree.string(object, "metadata", "name").orElse(""));
     Response response = send("POST", operation, List.of(), object, JSON);
     if (!response.ok()) {
-      throw error(operation, response);
+      // A refusal of a Secret may quote its values (an admission policy's message, say).
+      Redactor redactor = resource.isCore() && resource.kind().equals("Secret")
+          ? config.redactor().withSecretValues(object) : config.redactor();
+      throw ApiErrors.translate(operation, response, this::namespaceExists, redactor);
     }
     return response.json();
   }

@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +59,38 @@ public final class Redactor {
       collect(user.get("user"), values);
     }
     return of(values);
+  }
+
+  /**
+   * This redactor, also masking the values of the Secret {@code secret} (a manifest): each
+   * {@code data} value as sent and decoded, each {@code stringData} value as sent and encoded,
+   * and the strings inside values that are JSON (a {@code .dockerconfigjson}'s password and
+   * auth). For errors about that Secret: an admission policy or webhook may quote it in any form.
+   */
+  public Redactor withSecretValues(Map<String, Object> secret) {
+    Set<String> values = new TreeSet<>(secrets);
+    JsonTree.map(secret, "data").values().forEach(value -> {
+      String encoded = String.valueOf(value);
+      values.add(encoded);
+      try {
+        addDecoded(new String(Base64.getMimeDecoder().decode(encoded), StandardCharsets.UTF_8),
+            values);
+      } catch (IllegalArgumentException notBase64) {
+        // the server will refuse it; the value as sent is masked
+      }
+    });
+    JsonTree.map(secret, "stringData").values().forEach(value -> {
+      String plain = String.valueOf(value);
+      values.add(Base64.getEncoder().encodeToString(plain.getBytes(StandardCharsets.UTF_8)));
+      addDecoded(plain, values);
+    });
+    return of(values);
+  }
+
+  private static void addDecoded(String plain, Set<String> into) {
+    into.add(plain);
+    // A tree in the value is quoted leaf by leaf as often as whole.
+    collect(JsonTree.parseObject(plain), into);
   }
 
   /** {@code text} with every known secret masked. */

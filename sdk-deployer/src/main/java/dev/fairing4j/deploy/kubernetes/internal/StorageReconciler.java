@@ -17,11 +17,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes a PersistentVolume or PersistentVolumeClaim exist as wanted with as few requests as
  * possible: one read, then a create when it is absent, nothing when it is equal, a merge patch of
- * {@code spec.resources.requests.storage} when a claim should grow. Only the fields fairing4j
- * sets are compared, by meaning (quantities by value, access modes as a set), because the API
- * server fills in defaults ({@code volumeMode}, {@code volumeName}, a default StorageClass) that
- * are no difference. Any other difference is a {@link StorageConflictException}: those fields are
- * immutable (or, for a volume, changing them under a bound claim would lie about its storage).
+ * {@code spec.resources.requests.storage} when a bound claim of a StorageClass should grow (the
+ * API server grows no other claim). Only the fields fairing4j sets are compared, by meaning
+ * (quantities by value, access modes as a set), because the API server fills in defaults
+ * ({@code volumeMode}, {@code volumeName}, a default StorageClass) that are no difference. Any
+ * other difference is a {@link StorageConflictException}: those fields are immutable (or, for a
+ * volume, changing them under a bound claim would lie about its storage).
  */
 public final class StorageReconciler {
   private static final Logger LOG = LoggerFactory.getLogger(StorageReconciler.class);
@@ -134,7 +135,29 @@ public final class StorageReconciler {
               + " ('kubectl delete pvc " + name + ns.map(n -> " -n " + n).orElse("")
               + "') and ensure again, or give the new claim another name");
     }
-    return order < 0 ? Ensured.Action.EXPANDED : Ensured.Action.UNCHANGED;
+    if (order == 0) {
+      return Ensured.Action.UNCHANGED;
+    }
+    // The API server refuses to grow a claim that is not bound (422: spec is immutable) or has no
+    // StorageClass (403 from the PersistentVolumeClaimResize admission plugin): say so instead.
+    String keep = "; or keep the size: ask for at most " + has + "; or delete it ('kubectl delete"
+        + " pvc " + name + ns.map(n -> " -n " + n).orElse("") + "') and ensure again, or give the"
+        + " new claim another name";
+    String claimClass = JsonTree.string(existing, "spec", "storageClassName").orElse("");
+    if (claimClass.isEmpty()) {
+      throw StorageConflictException.of(subject, "spec.resources.requests.storage", has, wants,
+          "a claim without a StorageClass (bound to a statically created volume, such as a"
+              + " hostPath one) cannot grow: only claims of a StorageClass with"
+              + " 'allowVolumeExpansion: true' can" + keep);
+    }
+    String phase = JsonTree.string(existing, "status", "phase").orElse("Pending");
+    if (!phase.equals("Bound")) {
+      throw StorageConflictException.of(subject, "spec.resources.requests.storage", has, wants,
+          "the claim is " + phase + ", not Bound: a claim can grow only once it is bound; wait"
+              + " until 'kubectl get pvc " + name + ns.map(n -> " -n " + n).orElse("")
+              + "' shows Bound and ensure again" + keep);
+    }
+    return Ensured.Action.EXPANDED;
   }
 
   private static void same(String subject, String field, String existing, String wanted,

@@ -30,6 +30,18 @@ class ApiErrorsTest {
   }
 
   @Test
+  void aRefusalByAdmissionIsNotExplainedAsAnRbacDenial() {
+    KubernetesApiException e = translate(Operation.create(ResourceRef.of("v1", "Service"),
+        Optional.of("team"), "svc"), 403, "{\"kind\":\"Status\",\"message\":\"services \\\"svc\\\""
+            + " is forbidden: exceeded quota: q, requested: services=1, used: services=0,"
+            + " limited: services=0\",\"reason\":\"Forbidden\",\"code\":403}");
+    assertThat(e.problem()).isEqualTo(Problem.FORBIDDEN);
+    assertThat(e.getMessage()).contains("not an RBAC denial").contains("exceeded quota: q")
+        .doesNotContain("RBAC denies");
+    assertThat(e.hint().orElseThrow()).contains("admission check").doesNotContain("Role");
+  }
+
+  @Test
   void aLogDenialNamesTheSubresource() {
     KubernetesApiException e = translate(Operation.on("get", ResourceRef.PODS,
         Optional.of("team"), "mnist-master-0").sub("log"), 403, "");
@@ -65,6 +77,20 @@ class ApiErrorsTest {
     assertThat(e.problem()).isEqualTo(Problem.CRD_NOT_INSTALLED);
     assertThat(e.hint().orElseThrow()).contains("install the CRD that defines"
         + " localqueues.kueue.x-k8s.io");
+  }
+
+  @Test
+  void aPlainTextNotFoundMeansTheKindIsNotServedNotThatTheObjectIsMissing() {
+    // kube-apiserver's answer to a read of a kind whose CRD is not installed: no Status body.
+    KubernetesApiException e = ApiErrors.translate(Operation.on("get", JOBS,
+        Optional.of("team"), "mnist"), new KubeRest.Response(404, "404 page not found\n"),
+        ns -> { throw new AssertionError("no need to ask about the namespace"); }, Redactor.NONE);
+    assertThat(e.problem()).isEqualTo(Problem.CRD_NOT_INSTALLED);
+    assertThat(e.getMessage()).contains("does not serve tfjobs.kubeflow.org");
+
+    // Without any body (some proxies drop it) a read still means the object is missing.
+    assertThat(translate(Operation.on("get", JOBS, Optional.of("team"), "mnist"), 404, "")
+        .problem()).isEqualTo(Problem.NOT_FOUND);
   }
 
   @Test
