@@ -320,6 +320,19 @@ public final class KubeApiServer implements AutoCloseable {
     return caPem;
   }
 
+  /**
+   * The server's TLS certificate and key as PEM: a certificate and key any client accepts, for
+   * kubeconfigs that need one (the server does not check client certificates).
+   */
+  public List<String> servingCertificateAndKeyPem() {
+    try {
+      return List.of(Files.readString(dir.resolve("serving.crt")),
+          Files.readString(dir.resolve("serving.key")));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The bearer token of {@code user}; for tests that build their own requests. */
   public String token(User user) {
     return tokens.get(user);

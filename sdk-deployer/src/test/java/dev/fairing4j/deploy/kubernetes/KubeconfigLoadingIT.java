@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -130,6 +131,45 @@ class KubeconfigLoadingIT {
         .isEqualTo(Optional.of("mnist"));
     assertThat(job.status().phase()).hasToString("Pending");
     assertThat(K8S.requests()).extracting(AuditLog.Request::user)
+        .containsOnly(User.SDK.username());
+  }
+
+  @Test
+  void aUserWithAClientCertificateAndATokenSendsTheTokenAsKubectlDoes() throws Exception {
+    // client-java alone picks the certificate and drops the token: anonymous on this server
+    List<String> pem = api.server().servingCertificateAndKeyPem();
+    Base64.Encoder b64 = Base64.getEncoder();
+    Path both = Files.writeString(dir.resolve("both"), """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: c
+          cluster:
+            server: %s
+            certificate-authority-data: %s
+        users:
+        - name: u
+          user:
+            client-certificate-data: %s
+            client-key-data: %s
+            token: %s
+        contexts:
+        - name: ctx
+          context: {cluster: c, user: u, namespace: %s}
+        current-context: ctx
+        """.formatted(api.server().url(),
+        b64.encodeToString(api.server().caPem().getBytes(StandardCharsets.US_ASCII)),
+        b64.encodeToString(pem.get(0).getBytes(StandardCharsets.US_ASCII)),
+        b64.encodeToString(pem.get(1).getBytes(StandardCharsets.US_ASCII)),
+        secondToken, api.ns()));
+    KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(both)
+        .withTimings(RealApiObjects.TIMINGS);
+
+    cluster.submit(TestJobs.pyTorchJob("mnist", api.ns()), BuildContext.empty(),
+        SubmitOptions.DEFAULT, ProgressListener.NONE);
+
+    assertThat(api.get(api.jobs() + "/mnist")).isNotEmpty();
+    assertThat(K8S.requests()).isNotEmpty().extracting(AuditLog.Request::user)
         .containsOnly(User.SDK.username());
   }
 
