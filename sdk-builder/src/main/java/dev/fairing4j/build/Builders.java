@@ -19,7 +19,11 @@ public final class Builders {
 
   /**
    * A Jib builder on {@code baseImage}, a registry reference such as {@code python:3.11-slim} or
-   * {@code registry.example.com/base@sha256:...} (a digest pins it exactly).
+   * {@code registry.example.com/base@sha256:...} (a digest pins it exactly). A base without a
+   * registry host is a Docker Hub image, as with docker ({@code python:3.11} is
+   * {@code docker.io/library/python:3.11}): bases are read, never written, and public bases are
+   * what short names are for. The target of {@link JibImageBuilder#pushTo} must name its
+   * registry.
    */
   public static JibImageBuilder jib(String baseImage) {
     return JibImageBuilder.on(new BaseImage.FromRegistry(

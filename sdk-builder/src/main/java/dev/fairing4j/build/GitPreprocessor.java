@@ -12,6 +12,7 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.Validators;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,21 +81,40 @@ public final class GitPreprocessor extends AbstractPythonPreprocessor<GitPreproc
   public GitPreprocessor subdirectory(String relativeDirectory) {
     Validators.requireText("subdirectory", relativeDirectory);
     String trimmed = relativeDirectory.trim().replaceAll("^/+|/+$", "");
-    Path path = Path.of(trimmed).normalize();
-    if (trimmed.isEmpty() || path.isAbsolute() || path.startsWith("..")) {
-      throw InvalidInputException.of("subdirectory", "'" + relativeDirectory
-          + "' is not a directory inside the repository", "give a relative path such as"
-          + " 'training' or 'src/mnist', without '..'");
-    }
+    Path path = relativePath("subdirectory", relativeDirectory, trimmed.isEmpty() ? "/" : trimmed,
+        "'training' or 'src/mnist'");
     return new GitPreprocessor(url, ref, path.toString(), entry, username, password,
         cacheDirectory, options);
   }
 
-  /** The script to run, relative to the checkout (or subdirectory), e.g. {@code train.py}. */
+  /**
+   * The script to run, relative to the checkout (or subdirectory), e.g. {@code train.py}.
+   *
+   * @throws InvalidInputException when it is absolute, leaves the checkout ({@code ..}) or is no
+   *     path at all
+   */
   public GitPreprocessor entry(String relativePath) {
     Validators.requireText("entry", relativePath);
+    relativePath("entry", relativePath, relativePath.trim(), "'train.py' or 'src/train.py'");
     return new GitPreprocessor(url, ref, subdirectory, Optional.of(relativePath.trim()), username,
         password, cacheDirectory, options);
+  }
+
+  /** {@code text} as a normalized path inside the repository, or the reason it is not one. */
+  private static Path relativePath(String field, String given, String text, String example) {
+    String fix = "give a path relative to the repository such as " + example + ", without '..'";
+    Path path;
+    try {
+      path = Path.of(text).normalize();
+    } catch (InvalidPathException e) {
+      throw InvalidInputException.of(field, "'" + given.replace("\0", "\\0")
+          + "' is not a path: " + e.getReason(), fix, e);
+    }
+    if (path.isAbsolute() || path.startsWith("..") || path.toString().isEmpty()) {
+      throw InvalidInputException.of(field, "'" + given + "' is not a path inside the"
+          + " repository", fix);
+    }
+    return path;
   }
 
   /** HTTP(S) credentials: a user name and a password or access token. */

@@ -1,5 +1,7 @@
 package dev.fairing4j.build;
 
+import com.google.cloud.tools.jib.api.ImageReference;
+import com.google.cloud.tools.jib.api.InvalidImageReferenceException;
 import dev.fairing4j.build.image.internal.BaseImage;
 import dev.fairing4j.build.image.internal.BuildSettings;
 import dev.fairing4j.build.image.internal.CredentialSource;
@@ -13,6 +15,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.GuardedListener;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,9 +49,27 @@ public final class JibImageBuilder implements ImageBuilder {
   /**
    * Pushes to {@code repository}, e.g. {@code registry.example.com/team/mnist}; a tag given with
    * it is pushed too, like one added with {@link #tags}.
+   *
+   * <p>The repository must start with its registry host ({@code host}, {@code host:port} or
+   * {@code localhost}). Docker's short forms ({@code hello}, {@code team/hello}) silently mean
+   * Docker Hub, a public registry, which is rarely where training code should go; they are
+   * refused here. To push to Docker Hub, say so: {@code docker.io/library/hello},
+   * {@code docker.io/team/hello}.
+   *
+   * @throws InvalidInputException (field {@code pushTo}) for a malformed reference, a digest, or
+   *     a reference without a registry host
    */
   public JibImageBuilder pushTo(String repository) {
     ImageRef parsed = parse("pushTo", repository);
+    if (!namesItsRegistry(repository, parsed)) {
+      String typed = repository.trim().replaceFirst("[:@].*$", "");
+      throw InvalidInputException.of("pushTo", "'" + repository.trim() + "' names no registry"
+          + " host, so it would mean Docker Hub (" + ImageRef.DOCKER_HUB + "), a public registry",
+          "start with the registry host, e.g. registry.example.com/" + typed
+              + " or 127.0.0.1:5000/" + typed + "; to push to Docker Hub, write "
+              + ImageRef.DOCKER_HUB + "/" + parsed.repository()
+              + parsed.tag().map(tag -> ":" + tag).orElse(""));
+    }
     if (parsed.digest().isPresent()) {
       throw InvalidInputException.of("pushTo", "'" + repository + "' names a digest",
           "give a repository such as registry.example.com/team/app (the digest is the result)");
@@ -156,8 +177,18 @@ public final class JibImageBuilder implements ImageBuilder {
 
   /**
    * Trusts the CA certificates in these PEM files, in addition to the JVM's: for a registry with
-   * a private CA. Jib only uses the JVM's default trust, so this extends it process-wide (it only
-   * adds; verification stays on).
+   * a private CA. Verification stays on; nothing is trusted that was not named.
+   *
+   * <p><b>This changes the whole JVM</b>, once, when the first build with a new CA runs: Jib only
+   * uses the JVM's default {@code SSLContext}, so the SDK installs a new default
+   * ({@code SSLContext.setDefault}) that trusts the union of what the JVM trusted (the JDK's
+   * default trust managers: the trust store named by {@code javax.net.ssl.trustStore}, else
+   * {@code cacerts}) and these CAs, and keeps the client key store named by
+   * {@code javax.net.ssl.keyStore}. Every HTTPS client in the JVM that uses the default then
+   * trusts these CAs too; what it trusted before it still trusts, and no {@code javax.net.ssl.*}
+   * system property is changed. The change is logged once at WARN. A default SSLContext that the
+   * host application installed itself is replaced (its trust cannot be read back): such a host
+   * should add the CA to its own context, or to the JVM's trust store, instead.
    */
   public JibImageBuilder trustedCertificates(Path... pemFiles) {
     List<Path> all = new ArrayList<>(settings.trustedCertificates());
@@ -172,8 +203,15 @@ public final class JibImageBuilder implements ImageBuilder {
    * {@code ~/.cache/fairing4j/jib} (or under {@code $XDG_CACHE_HOME}).
    */
   public JibImageBuilder baseLayerCache(Path directory) {
-    return with(settings.withBaseLayerCache(Objects.requireNonNull(directory, "baseLayerCache")
-        .toAbsolutePath()));
+    Path absolute = Objects.requireNonNull(directory, "baseLayerCache").toAbsolutePath()
+        .normalize();
+    if (absolute.getParent() == null) {
+      // Jib's application layers and the staged context go beside it, which the root has not.
+      throw InvalidInputException.of("baseLayerCache", "'" + absolute + "' is the root of the"
+          + " file system", "give a directory of its own, e.g. Path.of(System.getProperty("
+          + "\"user.home\"), \".cache\", \"fairing4j\", \"jib\")");
+    }
+    return with(settings.withBaseLayerCache(absolute));
   }
 
 
@@ -194,9 +232,16 @@ public final class JibImageBuilder implements ImageBuilder {
     run().validate(context);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A listener that throws is logged once and otherwise ignored: a progress display never
+   * fails a build.
+   */
   @Override
   public ImageRef build(BuildContext context, ProgressListener progress) {
-    return run().build(context, Objects.requireNonNull(progress, "progress"));
+    return run().build(context, GuardedListener.guard(Objects.requireNonNull(progress,
+        "progress")));
   }
 
   /**
@@ -248,13 +293,31 @@ public final class JibImageBuilder implements ImageBuilder {
     return new RegistryCredential(username, password);
   }
 
+  /** Whether {@code reference} starts with its registry, rather than leaving Docker Hub implied. */
+  private static boolean namesItsRegistry(String reference, ImageRef parsed) {
+    String trimmed = reference.trim();
+    int slash = trimmed.indexOf('/');
+    return slash > 0 && trimmed.substring(0, slash).equals(parsed.registry());
+  }
+
   static ImageRef parse(String field, String reference) {
+    ImageRef parsed;
     try {
-      return ImageRef.parse(reference);
+      parsed = ImageRef.parse(reference);
     } catch (InvalidInputException e) {
       throw InvalidInputException.of(field, e.getMessage().replaceFirst("^validate image failed: ",
           "").replaceFirst(" \\(fix: .*\\)$", ""), e.fix(), e);
     }
+    try {
+      // Jib parses every reference again when it builds; what it cannot read must fail here.
+      ImageReference.parse(parsed.toString());
+    } catch (InvalidImageReferenceException e) {
+      throw InvalidInputException.of(field, "'" + reference.trim() + "' is a reference Jib cannot"
+          + " use" + (parsed.registry().startsWith("[") ? " (Jib does not take IPv6 addresses)"
+              : ""), "name the registry by a host name, e.g. localhost:5000 (or an /etc/hosts"
+          + " entry for the address)", e);
+    }
+    return parsed;
   }
 
   static JibImageBuilder on(BaseImage base) {

@@ -19,6 +19,18 @@ final class FreshJvm {
    */
   static Result run(List<String> prefix, Map<String, String> env, List<String> jvmOptions,
       Class<?> mainClass, String... args) throws IOException, InterruptedException {
+    Process process = start(prefix, env, jvmOptions, mainClass, args);
+    process.getOutputStream().close();
+    String output = new String(process.getInputStream().readAllBytes());
+    return new Result(process.waitFor(), output);
+  }
+
+  /**
+   * Starts {@code mainClass} like {@link #run} and returns at once, for a test that talks to the
+   * child through its standard input and output (stderr is merged into stdout).
+   */
+  static Process start(List<String> prefix, Map<String, String> env, List<String> jvmOptions,
+      Class<?> mainClass, String... args) throws IOException {
     String classPath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>(prefix);
@@ -29,8 +41,6 @@ final class FreshJvm {
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(env);
-    Process process = builder.start();
-    String output = new String(process.getInputStream().readAllBytes());
-    return new Result(process.waitFor(), output);
+    return builder.start();
   }
 }

@@ -289,6 +289,8 @@ class BadInputTableIT {
             e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).entry("../train.py"))),
         c("git entry missing from the checkout", "entry",
             e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).entry("nope.py"))),
+        c("git entry that is no path", "entry",
+            e -> e.run(Preprocessors.git(e.gitRepo().toUri().toString()).entry("train\0.py"))),
         // ---- image references ---------------------------------------------------------------
         c("base image with capitals in the repository", "baseImage",
             e -> e.run(Builders.jib("Python:3.11").pushTo(e.target()))),
@@ -300,6 +302,14 @@ class BadInputTableIT {
             e -> e.run(e.builder().pushTo(REGISTRY.hostPort() + "/Team/App"))),
         c("target with a bad port", "pushTo",
             e -> e.run(e.builder().pushTo("127.0.0.1:port/team/app"))),
+        c("target without a registry host (would mean Docker Hub)", "pushTo",
+            e -> e.run(e.builder().pushTo("team/app")), "docker.io/team/app"),
+        c("target on an IPv6 address (Jib cannot use it)", "pushTo",
+            e -> e.run(e.builder().pushTo("[::1]:5000/team/app"))),
+        c("base-layer cache that is a file", "baseLayerCache",
+            e -> e.run(e.builder().baseLayerCache(e.write("cache-file", "not a directory")))),
+        c("tar target that is a directory", "toTar",
+            e -> e.run(e.builder().toTar(e.dir()))),
         c("target tag with a space", "tags",
             e -> e.run(e.builder().tags("bad tag"))),
         // ---- pipeline shape -----------------------------------------------------------------

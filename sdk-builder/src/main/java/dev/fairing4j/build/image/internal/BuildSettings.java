@@ -158,4 +158,19 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
   public Path baseLayerCacheDirectory() {
     return baseLayerCache.orElseGet(() -> CacheDirectories.of("jib"));
   }
+
+  /** Where Jib caches application layers: beside the base-layer cache. */
+  public Path applicationLayerCacheDirectory() {
+    return sibling("-application-layers");
+  }
+
+  /** Where each build's snapshot of the context is staged: beside the base-layer cache. */
+  public Path stagingDirectory() {
+    return sibling("-staging");
+  }
+
+  private Path sibling(String suffix) {
+    Path cache = baseLayerCacheDirectory();
+    return cache.resolveSibling(cache.getFileName() + suffix);
+  }
 }

@@ -125,7 +125,9 @@ public record CredentialSource(Optional<RegistryCredential> explicit,
       retrievers.add(factory.wellKnownCredentialHelpers());
       return retrievers;
     } catch (InvalidImageReferenceException e) {
-      throw new IllegalArgumentException(e);
+      // JibImageBuilder lets only references through that Jib parses
+      throw InvalidInputException.of("image", "'" + image + "' is a reference Jib cannot use",
+          "name the registry by a host name, e.g. localhost:5000", e);
     }
   }
 

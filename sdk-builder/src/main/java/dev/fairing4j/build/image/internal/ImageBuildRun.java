@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,10 +59,16 @@ public final class ImageBuildRun {
       DockerTars.check("baseImage", tar.tar());
     }
     for (Path pem : settings.trustedCertificates()) {
-      if (!Files.isReadable(pem)) {
-        throw InvalidInputException.of("trustedCertificates", "'" + pem + "' cannot be read",
-            "give the path of the registry's CA certificate (PEM)");
+      if (Files.isDirectory(pem) || !Files.isReadable(pem)) {
+        throw InvalidInputException.of("trustedCertificates", "'" + pem + "' "
+            + (Files.isDirectory(pem) ? "is a directory" : "cannot be read"),
+            "give the path of the registry's CA certificate file (PEM)");
       }
+    }
+    settings.tar().ifPresent(ImageBuildRun::checkTarTarget);
+    for (Path directory : List.of(settings.baseLayerCacheDirectory(),
+        settings.applicationLayerCacheDirectory(), settings.stagingDirectory())) {
+      checkDirectory("baseLayerCache", directory);
     }
     if (context.files().isEmpty() && context.command().isEmpty()) {
       throw InvalidInputException.of("context", "has no files and no command",
@@ -69,13 +76,47 @@ public final class ImageBuildRun {
     }
   }
 
-  /** Builds (or finds) the image and returns it pinned to its digest. */
-  public ImageRef build(BuildContext context, ProgressListener progress) {
-    validate(context);
+  /** Where the tar goes must be a file path whose existing parts are directories. */
+  private static void checkTarTarget(Path tar) {
+    if (Files.isDirectory(tar)) {
+      throw InvalidInputException.of("toTar", "'" + tar + "' is a directory",
+          "give the path of the tar file to write, e.g. " + tar.resolve("image.tar"));
+    }
+    checkDirectory("toTar", tar.getParent());
+  }
+
+  /**
+   * {@code directory}, or its nearest existing ancestor, must be a directory: Jib creates what is
+   * missing, and fails deep inside the build on a regular file in the way.
+   */
+  private static void checkDirectory(String field, Path directory) {
+    for (Path at = directory; at != null; at = at.getParent()) {
+      if (Files.isDirectory(at)) {
+        return;
+      }
+      if (Files.exists(at)) {
+        throw InvalidInputException.of(field, "'" + at + "' is not a directory" + (at.equals(
+            directory) ? "" : " (on the way to " + directory + ")"), "give a path whose"
+            + " existing parts are directories");
+      }
+    }
+  }
+
+  /**
+   * Builds (or finds) the image and returns it pinned to its digest. The context's files are
+   * read once, into a staged snapshot ({@link ContentStaging}), before anything else: the tag,
+   * the fingerprint and the layers all come from that snapshot, so the image holds exactly the
+   * content its tag was derived from, even when a file changes during the build. The tag is
+   * therefore that of the files as they were when the build started, which may differ from an
+   * earlier {@link #planned} if they changed since.
+   */
+  public ImageRef build(BuildContext requested, ProgressListener progress) {
+    validate(requested);
     HttpLogGuard.apply();
     if (settings.dockerDaemon()) {
       DockerEngine.requireRunning();
     }
+    BuildContext context = new ContentStaging(settings.stagingDirectory()).snapshot(requested);
     SSLContext ssl = settings.trustedCertificates().isEmpty()
         ? TrustedCertificates.defaultContext()
         : TrustedCertificates.install(settings.trustedCertificates());
@@ -98,7 +139,7 @@ public final class ImageBuildRun {
       targetCredential.ifPresent(c -> secrets.add(c.password().reveal()));
       if (base.pinned()) {
         Optional<ImageRef> existing = findExisting(planned, fingerprint, targetCredential,
-            insecure, ssl);
+            insecure, ssl, secrets);
         if (existing.isPresent()) {
           progress.onEvent(new ProgressEvent.Note(existing.get().reference()
               + " is up to date: nothing built, 0 bytes uploaded"));
@@ -157,10 +198,8 @@ public final class ImageBuildRun {
     for (int attempt = 1; ; attempt++) {
       try {
         return JibBuild.run(settings, context, base.reference(),
-            planned.reference(), Map.of(BuildFingerprint.LABEL, fingerprint),
-            new ContentStaging(settings.baseLayerCacheDirectory().resolveSibling(
-                settings.baseLayerCacheDirectory().getFileName() + "-staging")),
-            jibProgress, base.credential(), targetCredential);
+            planned.reference(), Map.of(BuildFingerprint.LABEL, fingerprint), jibProgress,
+            base.credential(), targetCredential);
       } catch (InterruptedException | FairingException e) {
         // a FairingException is final: Jib's own retries already ran out (JibRetryBudget)
         throw e;
@@ -214,6 +253,10 @@ public final class ImageBuildRun {
     try {
       manifest = client.manifest(image.repository(),
           image.digest().orElseGet(() -> image.tag().orElse("latest")));
+    } catch (SSLException e) {
+      // Jib trusts the same default context and falls back to HTTP on the same terms: it would
+      // fail too, only later and after retries that hide the reason.
+      throw JibFailures.tls(image.registry(), e, secrets);
     } catch (IOException e) {
       LOG.debug("cannot resolve base {} ({}); Jib will pull it as given", image, e.toString());
       return new Base(image.reference(), image.digest().orElse(image.reference()),
@@ -258,7 +301,8 @@ public final class ImageBuildRun {
 
   /** The target's image for {@code planned}, when it holds exactly what this build would make. */
   private Optional<ImageRef> findExisting(ImageRef planned, String fingerprint,
-      Optional<RegistryCredential> credential, boolean insecure, SSLContext ssl) {
+      Optional<RegistryCredential> credential, boolean insecure, SSLContext ssl,
+      List<String> secrets) {
     RegistryClient client = new RegistryClient(planned.registry(), credential, insecure, ssl);
     try {
       Optional<RegistryClient.Manifest> manifest =
@@ -284,6 +328,8 @@ public final class ImageBuildRun {
         }
       }
       return Optional.of(planned.withDigest(manifest.get().digest()));
+    } catch (SSLException e) {
+      throw JibFailures.tls(planned.registry(), e, secrets);  // as for the base: Jib would too
     } catch (IOException e) {
       LOG.debug("cannot check {} before building ({}); building", planned, e.toString());
       return Optional.empty();

@@ -51,16 +51,16 @@ final class JibBuild {
   /**
    * Runs the build.
    *
+   * @param context the staged context ({@link ContentStaging}): every file is a copy on disk
    * @param baseReference the base as Jib should pull it (pinned to a digest where known)
    * @param targetReference {@code registry/repository:tag}, or the tar's image name
    * @param extraLabels labels added to the context's (the fingerprint)
    */
   static JibContainer run(BuildSettings settings, BuildContext context, String baseReference,
-      String targetReference, Map<String, String> extraLabels, ContentStaging staging,
-      JibProgress progress, Optional<RegistryCredential> baseCredential,
+      String targetReference, Map<String, String> extraLabels, JibProgress progress, Optional<RegistryCredential> baseCredential,
       Optional<RegistryCredential> targetCredential) throws Exception {
     JibContainerBuilder builder = from(settings.base(), baseReference, baseCredential);
-    builder.setFileEntriesLayers(layers(context, staging));
+    builder.setFileEntriesLayers(layers(context));
     if (!context.command().isEmpty()) {
       builder.setEntrypoint(context.command());
     }
@@ -92,8 +92,7 @@ final class JibBuild {
     }
     containerizer.setAllowInsecureRegistries(settings.insecureAllowed())
         .setBaseImageLayersCache(settings.baseLayerCacheDirectory())
-        .setApplicationLayersCache(settings.baseLayerCacheDirectory().resolveSibling(
-            settings.baseLayerCacheDirectory().getFileName() + "-application-layers"))
+        .setApplicationLayersCache(settings.applicationLayerCacheDirectory())
         .setToolName("fairing4j")
         .setToolVersion(BuildFingerprint.LAYOUT_VERSION)
         .addEventHandler(TimerEvent.class, progress::onTimer)
@@ -116,13 +115,23 @@ final class JibBuild {
     try {
       return builder.containerize(containerizer);
     } catch (ExecutionException | InterruptedException | RuntimeException e) {
-      if (budget.exhausted()) {
+      // Jib also retries a failed TLS handshake; that is no outage, and JibFailures says why.
+      if (budget.exhausted() && !causedByTls(e)) {
         throw budget.failure(targetReference, e);
       }
       throw e;
     } finally {
       executor.shutdownNow();
     }
+  }
+
+  private static boolean causedByTls(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof javax.net.ssl.SSLException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static JibContainerBuilder from(BaseImage base, String reference,
@@ -138,7 +147,8 @@ final class JibBuild {
     return Jib.from(image);
   }
 
-  private static List<FileEntriesLayer> layers(BuildContext context, ContentStaging staging) {
+  /** The layers, from the files of {@code context}: staged copies, all on disk. */
+  private static List<FileEntriesLayer> layers(BuildContext context) {
     List<FileEntriesLayer> layers = new ArrayList<>();
     for (Layer layer : Layer.values()) {
       Map<String, ContextFile> files = context.files(layer);
@@ -148,7 +158,8 @@ final class JibBuild {
       FileEntriesLayer.Builder entries = FileEntriesLayer.builder()
           .setName(layer.name().toLowerCase(java.util.Locale.ROOT));
       files.forEach((containerPath, file) -> {
-        Path source = staging.pathOf(file);
+        Path source = file.source().orElseThrow(() -> new IllegalStateException(
+            containerPath + " was not staged"));
         entries.addEntry(source, AbsoluteUnixPath.get(containerPath),
             FilePermissions.fromOctalString(file.isExecutable() ? "755" : "644"), FILE_TIME);
       });

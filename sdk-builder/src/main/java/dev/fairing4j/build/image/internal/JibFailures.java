@@ -48,11 +48,7 @@ final class JibFailures {
                 : "credentials(..)") + " or dockerConfig() for " + registry, status, null);
       }
       if (cause instanceof InsecureRegistryException || cause instanceof SSLException) {
-        String registry = hostPort(cause, target);
-        return ImageBuildException.of("connect", registry, "cannot talk verified HTTPS to "
-            + registry + ": " + mask(message(cause), secrets), "trust its CA with"
-            + " trustedCertificates(Path.of(\"ca.pem\")); for a throw-away test registry,"
-            + " allowInsecure()", null, null);
+        return tls(hostPort(cause, target), cause, secrets);
       }
       if (cause instanceof ConnectException || cause instanceof UnknownHostException
           || cause instanceof NoRouteToHostException || cause instanceof SocketTimeoutException) {
@@ -77,6 +73,24 @@ final class JibFailures {
     return ImageBuildException.of("build image", target, mask(message(root), secrets),
         "see the cause; run with DEBUG logging for dev.fairing4j.build.jib to see Jib's steps",
         null, failure);
+  }
+
+  /**
+   * HTTPS to {@code registry} failed verification (or the registry does not speak TLS at all) and
+   * plain HTTP is not allowed for it.
+   */
+  static ImageBuildException tls(String registry, Throwable cause, List<String> secrets) {
+    String detail = mask(message(cause), secrets);
+    // what JSSE says when the other side answers a TLS hello in plain HTTP
+    boolean plainHttp = detail.contains("Unsupported or unrecognized SSL message");
+    return ImageBuildException.of("connect", registry, "cannot talk verified HTTPS to "
+        + registry + ": " + detail + (plainHttp ? " (it answers in plain HTTP)" : ""),
+        plainHttp ? "serve the registry over TLS (a private CA is trusted with"
+            + " trustedCertificates(Path.of(\"ca.pem\"))); for a throw-away test registry only,"
+            + " allowInsecure(). Without it plain HTTP is used only when base and target"
+            + " registries are both on this machine"
+            : "trust its CA with trustedCertificates(Path.of(\"ca.pem\")); for a throw-away test"
+            + " registry, allowInsecure()", null, null);
   }
 
   static ImageBuildException baseNotFound(String registry, String image, String detail) {

@@ -34,12 +34,14 @@ import org.slf4j.LoggerFactory;
  * this client exists because Jib always builds before it looks, and a look costs milliseconds.
  *
  * <p>It tries HTTPS first and falls back to plain HTTP only where {@code allowHttp} says so (a
- * loopback registry, or the user's explicit opt-in); the scheme that worked is remembered per
- * registry for the life of the JVM.
+ * loopback registry, or the user's explicit opt-in); the scheme that worked is remembered for the
+ * life of the JVM per registry AND per {@code allowHttp}, so plain HTTP learnt under one build's
+ * opt-in is never used by a later build without it (which would send its credentials in clear
+ * text).
  */
 public final class RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
-  private static final Map<String, String> SCHEMES = new ConcurrentHashMap<>();
+  private static final Map<SchemeKey, String> SCHEMES = new ConcurrentHashMap<>();
   private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final String MANIFEST_TYPES = String.join(", ",
       "application/vnd.oci.image.manifest.v1+json",
@@ -67,6 +69,13 @@ public final class RegistryClient {
         .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL)
         .version(HttpClient.Version.HTTP_1_1).build();
   }
+
+  /**
+   * What a remembered scheme is valid for: the registry, and whether plain HTTP was allowed when
+   * it was learnt ({@code allowHttp} folds in everything that decides it: the user's opt-in and
+   * whether target and base are loopback).
+   */
+  private record SchemeKey(String registry, boolean allowHttp) {}
 
   /** A manifest or index as the registry serves it. */
   public record Manifest(String digest, String mediaType, byte[] body) {}
@@ -134,20 +143,21 @@ public final class RegistryClient {
 
   private HttpResponse<byte[]> getOnce(String repository, String path, String accept)
       throws IOException {
-    String cached = SCHEMES.get(registry);
+    SchemeKey key = new SchemeKey(registry, allowHttp);
+    String cached = SCHEMES.get(key);
     if (cached != null) {
       try {
         return send(cached, repository, path, accept);
       } catch (SSLException | ConnectException e) {
         // The registry on this port changed since (tests reuse ports): find out again.
-        SCHEMES.remove(registry, cached);
+        SCHEMES.remove(key, cached);
       }
     }
     List<String> schemes = allowHttp ? List.of("https", "http") : List.of("https");
     for (int i = 0; ; i++) {
       try {
         HttpResponse<byte[]> response = send(schemes.get(i), repository, path, accept);
-        SCHEMES.put(registry, schemes.get(i));
+        SCHEMES.put(key, schemes.get(i));
         return response;
       } catch (SSLException | ConnectException | HttpConnectTimeoutException
           | UnknownHostException e) {
@@ -184,8 +194,13 @@ public final class RegistryClient {
 
   private HttpResponse<byte[]> call(URI uri, String accept, String authorization)
       throws IOException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-        .header("Accept", accept).GET();
+    HttpRequest.Builder request;
+    try {
+      request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+          .header("Accept", accept).GET();
+    } catch (IllegalArgumentException e) {
+      throw new IOException(registry + " sent us to a URL that cannot be used: " + uri, e);
+    }
     if (authorization != null) {
       request.header("Authorization", authorization);
     }
@@ -224,7 +239,13 @@ public final class RegistryClient {
       url.append("&service=").append(URLEncoder.encode(params.get("service"),
           StandardCharsets.UTF_8));
     }
-    HttpResponse<byte[]> token = call(URI.create(url.toString()), "application/json",
+    URI tokenUri;
+    try {
+      tokenUri = URI.create(url.toString());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(registry + " named a token realm that is no URL: " + realm, e);
+    }
+    HttpResponse<byte[]> token = call(tokenUri, "application/json",
         credential.map(RegistryCredential::basicHeader).orElse(null));
     if (token.statusCode() == 401 || token.statusCode() == 403) {
       throw unauthorized(token.statusCode());

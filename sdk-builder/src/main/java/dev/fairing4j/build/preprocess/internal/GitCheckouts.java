@@ -5,7 +5,6 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -139,7 +138,8 @@ public final class GitCheckouts {
           repository.getConfig().setInt("protocol", null, "version", version));
       return repository;
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw FairingException.of("set up git repository", source.safeUrl(), e.getMessage(),
+          "see the cause", e);
     }
   }
 

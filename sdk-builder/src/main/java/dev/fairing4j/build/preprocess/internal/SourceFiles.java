@@ -2,7 +2,6 @@ package dev.fairing4j.build.preprocess.internal;
 
 import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -115,7 +114,8 @@ public final class SourceFiles {
         }
       });
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw InvalidInputException.of(field, "'" + dir + "' cannot be read: " + reason(e),
+          "fix its permissions (chmod -R a+rX " + dir + ") or leave it out", e);
     }
     found.sort(null);
     return found;
