@@ -145,10 +145,10 @@ class GitDaemonIT {
 
     assertThat(exit).as(output).isZero();
     assertThat(output).contains("revision=" + head);
+    // The probe (about 3 s here) writes its result there: no file, no probe. The time is printed
+    // for the record, not asserted: speed belongs to benchmarks.
     assertThat(home.resolve(".config/jgit")).as("JGit's file-system probe result").doesNotExist();
     long prepareMillis = Long.parseLong(output.replaceAll("(?s).*millis=(\\d+).*", "$1"));
-    // The probe alone takes about 3 s here; a fresh JVM's whole prepare stays far below it.
-    assertThat(prepareMillis).isLessThan(2500);
     System.out.printf("bench.git.fresh_jvm_prepare_ms=%d wall_ms=%d%n", prepareMillis, wallMillis);
   }
 }
