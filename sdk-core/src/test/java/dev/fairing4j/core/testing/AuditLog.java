@@ -30,6 +30,7 @@ public final class AuditLog {
   private static final ObjectMapper JSON = new ObjectMapper();
   /** The server writes the last stage of a request after answering it; wait this long for it. */
   private static final long SETTLE_MILLIS = 150;
+  private static final java.time.Duration SETTLE_LIMIT = java.time.Duration.ofSeconds(2);
 
   private final Path file;
 
@@ -128,7 +129,10 @@ public final class AuditLog {
 
   private long settledSize() {
     long size = size();
-    while (true) {
+    // A client that polls faster than SETTLE_MILLIS keeps the log growing: read what is there
+    // after a while rather than never.
+    long giveUp = System.nanoTime() + SETTLE_LIMIT.toNanos();
+    while (System.nanoTime() - giveUp < 0) {
       try {
         Thread.sleep(SETTLE_MILLIS);
       } catch (InterruptedException e) {
@@ -141,6 +145,7 @@ public final class AuditLog {
       }
       size = now;
     }
+    return size;
   }
 
   private long size() {

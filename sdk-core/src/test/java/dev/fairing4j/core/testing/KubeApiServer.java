@@ -103,6 +103,7 @@ public final class KubeApiServer implements AutoCloseable {
   private final AuditLog audit;
   private final Set<String> appliedCrds = new LinkedHashSet<>();
   private Path apiServerBinary;
+  private List<String> extraApiServerFlags = List.of();
   private Process etcd;
   private Process apiServer;
   private Process controllerManager;
@@ -181,6 +182,15 @@ public final class KubeApiServer implements AutoCloseable {
    * it. For tests that stop or restart the API server and must not disturb others.
    */
   public static KubeApiServer start() {
+    return start(List.of());
+  }
+
+  /**
+   * As {@link #start()}, with {@code apiServerFlags} added to every kube-apiserver start, e.g.
+   * {@code --watch-cache=false} so that watches read etcd directly and a watch from a compacted
+   * resourceVersion gets 410 Gone (see {@link #compactEtcd()}).
+   */
+  public static KubeApiServer start(List<String> apiServerFlags) {
     Path apiServerBinary = KubeBinaries.require("kube-apiserver");
     Path etcdBinary = KubeBinaries.etcd();
     KubeApiServer server;
@@ -192,6 +202,7 @@ public final class KubeApiServer implements AutoCloseable {
     try {
       server.startEtcd(etcdBinary);
       server.apiServerBinary = apiServerBinary;
+      server.extraApiServerFlags = List.copyOf(apiServerFlags);
       server.startApiServer();
       server.awaitReady(START_TIMEOUT);
       server.applyCrds(KUBEFLOW_V1_CRDS);
@@ -224,7 +235,7 @@ public final class KubeApiServer implements AutoCloseable {
       return;
     }
     apiServerStarts++;
-    apiServer = launch("kube-apiserver-" + apiServerStarts, List.of(apiServerBinary.toString(),
+    List<String> command = new ArrayList<>(List.of(apiServerBinary.toString(),
         "--etcd-servers", "http://127.0.0.1:" + etcdPort,
         "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
         "--secure-port", String.valueOf(apiPort),
@@ -241,6 +252,8 @@ public final class KubeApiServer implements AutoCloseable {
         "--audit-log-mode", "blocking",
         "--endpoint-reconciler-type", "none",
         "--cert-dir", dir.resolve("certs").toString()));
+    command.addAll(extraApiServerFlags);
+    apiServer = launch("kube-apiserver-" + apiServerStarts, command);
   }
 
   /** Stops kube-apiserver (SIGTERM); etcd, and so every object, stays. */
@@ -271,6 +284,44 @@ public final class KubeApiServer implements AutoCloseable {
     }
     awaitHttp("kube-apiserver", URI.create(url() + "/readyz"), tokens.get(User.FIXTURE), process,
         timeout);
+  }
+
+  /**
+   * Compacts etcd's history up to its current revision (what the API server's own compaction
+   * does every five minutes) and returns that revision: a watch asked to start from an older
+   * resourceVersion is then answered 410 Gone, once it reads etcd rather than the watch cache
+   * ({@code --watch-cache=false}, {@link #start(List)}). Works while kube-apiserver is stopped.
+   */
+  public long compactEtcd() {
+    String etcdUrl = "http://127.0.0.1:" + etcdPort + "/v3/kv/";
+    // Any range answers with the store's current revision in its header.
+    Map<String, Object> range = etcdCall(etcdUrl + "range",
+        Map.of("key", Base64.getEncoder().encodeToString(new byte[] {0})));
+    long revision = Long.parseLong(String.valueOf(
+        ((Map<?, ?>) range.get("header")).get("revision")));
+    etcdCall(etcdUrl + "compaction", Map.of("revision", revision, "physical", true));
+    return revision;
+  }
+
+  private Map<String, Object> etcdCall(String url, Map<String, Object> body) {
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create(url)).timeout(Duration.ofSeconds(30))
+          .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build(),
+          HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new AssertionFailedError("etcd " + url + " answered " + response.statusCode()
+            + " " + response.body());
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> json = JSON.readValue(response.body(), Map.class);
+      return json;
+    } catch (IOException e) {
+      throw new UncheckedIOException("etcd did not answer at " + url, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionFailedError("interrupted: " + url);
+    }
   }
 
   /**

@@ -28,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Every stream breaks half way and is resumed with {@code sinceTime} (second precision, so the
  * resumed answers repeat up to 10,000 lines each); the consumer still gets every line exactly
  * once, each replica's lines in order.
+ *
+ * <p>On a mockwebserver3 fake: a real API server without a node serves no logs; the real cluster
+ * suite covers logs.
  */
 @Timeout(90)
 class LogFanInTest {

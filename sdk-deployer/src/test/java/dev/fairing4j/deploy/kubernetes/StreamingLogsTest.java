@@ -29,6 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * resumed, a container that restarts (its previous instance read once), a pod deleted while
  * followed, an init container of a pod stuck initialising. No line is lost or repeated and each
  * replica's lines keep their order.
+ *
+ * <p>On a mockwebserver3 fake: a real API server without a node serves no logs; the real cluster
+ * suite covers logs. A pod deleted while followed, without log lines, is also checked against a
+ * real API server in {@link KubernetesJobLogsIT}.
  */
 @Timeout(20)
 class StreamingLogsTest {

@@ -6,6 +6,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * bookmarks. A stream that ends or breaks is resumed from the last resourceVersion seen; a 410
  * Gone (as a response or as an ERROR event) means that version is too old, so the job is listed
  * again. Every list is itself checked for a terminal condition, so a condition that arrived while
- * no watch was open is never missed.
+ * no watch was open is never missed. A restarting or busy server (429, 503, or nobody listening)
+ * met by the watch or by such a list is waited out like a dropped connection: ask again after
+ * {@link Timings#poll()}, until the deadline.
  *
  * <p>When the API server refuses to watch (400, 403, 405: a proxy, an RBAC role without the
  * {@code watch} verb, a test double) the wait falls back to polling the job every
@@ -69,33 +72,50 @@ public final class JobCompletion {
       }
       Duration remaining = Duration.ofNanos(left);
       boolean sawEvent = false;
-      try (WatchStream stream = rest.watch(job.resource(), job.ns(), fieldSelector(), version,
-          min(remaining, SERVER_TIMEOUT), min(remaining, SERVER_TIMEOUT.plus(CALL_SLACK)))) {
-        if (stream.code() == 410) {
+      try {
+        if (version == null) {
           version = relist();
-          continue;
+          continue; // the list may have seen the end
         }
-        if (refused(stream.code())) {
-          LOG.debug("Watching {} refused with {}; polling instead", job, stream.code());
-          return poll(deadlineNanos);
-        }
-        if (stream.code() < 200 || stream.code() >= 300) {
-          throw rest.error(Operation.onCollection("watch", job.resource(), job.ns()),
-              stream.error());
-        }
-        Optional<Map<String, Object>> event;
-        while (terminal == null && (event = stream.next()).isPresent()) {
-          Optional<String> next = handle(event.get());
-          if (next.isEmpty()) {
-            version = relist();
-            break; // an ERROR is no progress: a server repeating it gets the pause below
+        try (WatchStream stream = rest.watch(job.resource(), job.ns(), fieldSelector(), version,
+            min(remaining, SERVER_TIMEOUT), min(remaining, SERVER_TIMEOUT.plus(CALL_SLACK)))) {
+          if (stream.code() == 410) {
+            version = null;
+            continue;
           }
-          sawEvent = true;
-          version = next.get().isEmpty() ? version : next.get();
+          if (refused(stream.code())) {
+            LOG.debug("Watching {} refused with {}; polling instead", job, stream.code());
+            return poll(deadlineNanos);
+          }
+          if (TemporaryAnswers.temporary(stream.code())) {
+            // A restarting server: ask again after the pause below, from the same version.
+            LOG.debug("Watching {} answered {}; trying again", job, stream.code());
+          } else if (stream.code() < 200 || stream.code() >= 300) {
+            throw rest.error(Operation.onCollection("watch", job.resource(), job.ns()),
+                stream.error());
+          } else {
+            Optional<Map<String, Object>> event;
+            while (terminal == null && (event = stream.next()).isPresent()) {
+              Optional<String> next = handle(event.get());
+              if (next.isEmpty()) {
+                version = null;
+                break; // an ERROR is no progress: a server repeating it gets the pause below
+              }
+              sawEvent = true;
+              version = next.get().isEmpty() ? version : next.get();
+            }
+          }
         }
       } catch (IOException e) {
         // A dropped connection or the call's bound: resume from the last version seen.
         LOG.debug("Watch of {} ended: {}", job, e.toString());
+      } catch (KubernetesApiException e) {
+        // A list after a 410, or a read for an event, met by a restarting server: the version
+        // was not advanced, so the pause below and the next round pick up from there.
+        if (!TemporaryAnswers.temporary(e)) {
+          throw e;
+        }
+        LOG.debug("Listing {} failed for now: {}", job, e.getMessage());
       }
       if (terminal == null && !sawEvent && deadlineNanos - System.nanoTime() > 0) {
         // A stream that ends at once (a flapping proxy) must not turn into a busy loop.

@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * open watch is cancelled and the thread ends; the next subscriber starts a fresh one.
  *
  * <p>A watch the server refuses (400, 403, 405, 501) is reported to the waiters, which fall back
- * to following their job on their own; any other API error is handed to them to throw.
+ * to following their job on their own. A restarting or busy server (429 or 503 on the watch or
+ * the list, or nobody listening) is asked again after a pause while the waiters keep waiting;
+ * any other API error is handed to them to throw.
  */
 public final class JobWatchHub {
   private static final Logger LOG = LoggerFactory.getLogger(JobWatchHub.class);
@@ -204,6 +206,13 @@ public final class JobWatchHub {
               pause();
               continue;
             }
+            if (TemporaryAnswers.temporary(stream.code())) {
+              // A restarting server: the waiters keep waiting, the watch asks again.
+              LOG.debug("Watching {} in {} answered {}; trying again", key.resource().plural(),
+                  key.namespace(), stream.code());
+              pause();
+              continue;
+            }
             if (stream.code() < 200 || stream.code() >= 300) {
               broadcast(new Signal.Failed(rest.error(Operation.onCollection("watch",
                   key.resource(), Optional.of(key.namespace())), stream.error())));
@@ -229,8 +238,14 @@ public final class JobWatchHub {
           LOG.debug("Watch of {} in {} ended: {}", key.resource().plural(), key.namespace(),
               e.toString());
         } catch (KubernetesApiException e) {
-          // The list failed: each waiter would have failed on its own list the same way.
-          broadcast(new Signal.Failed(e));
+          if (TemporaryAnswers.temporary(e)) {
+            // A restarting server: list again after the pause below; the waiters keep waiting.
+            LOG.debug("Listing {} in {} failed for now: {}", key.resource().plural(),
+                key.namespace(), e.getMessage());
+          } else {
+            // The list failed: each waiter would have failed on its own list the same way.
+            broadcast(new Signal.Failed(e));
+          }
           version = null;
         } catch (RuntimeException e) {
           LOG.warn("Watch of {} in {} failed: {}", key.resource().plural(), key.namespace(),
