@@ -251,6 +251,8 @@ public final class KubeApiServer implements AutoCloseable {
         "--audit-log-path", audit.file().toString(), "--audit-log-format", "json",
         "--audit-log-mode", "blocking",
         "--endpoint-reconciler-type", "none",
+        // a stop with a watch open waited the whole default grace (20 s here) for the watch
+        "--shutdown-watch-termination-grace-period", "1s",
         "--cert-dir", dir.resolve("certs").toString()));
     command.addAll(extraApiServerFlags);
     apiServer = launch("kube-apiserver-" + apiServerStarts, command);
@@ -543,7 +545,7 @@ public final class KubeApiServer implements AutoCloseable {
       }
       HttpResponse<String> response = http.send(request.build(),
           HttpResponse.BodyHandlers.ofString());
-      return new Response(response.statusCode(), response.body());
+      return new Response(response.statusCode(), response.body(), response.headers().map());
     } catch (IOException e) {
       throw new UncheckedIOException(method + " " + path + " did not reach " + url(), e);
     } catch (InterruptedException e) {
@@ -552,8 +554,19 @@ public final class KubeApiServer implements AutoCloseable {
     }
   }
 
-  /** A status code and body. */
-  public record Response(int status, String body) {
+  /** A status code, body and headers (names in lower case). */
+  public record Response(int status, String body, Map<String, List<String>> headers) {
+    /** An answer without headers. */
+    public Response(int status, String body) {
+      this(status, body, Map.of());
+    }
+
+    /** The first value of header {@code name}, if present. */
+    public java.util.Optional<String> header(String name) {
+      return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+          .flatMap(e -> e.getValue().stream()).findFirst();
+    }
+
     /** The body as a JSON object (empty for an empty body). */
     @SuppressWarnings("unchecked")
     public Map<String, Object> json() {

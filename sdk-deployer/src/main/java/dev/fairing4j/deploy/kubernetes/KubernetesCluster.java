@@ -65,7 +65,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     this.settings = settings;
     this.environment = environment;
     this.timings = timings;
-    this.connection = new KubeConnection(settings, environment);
+    this.connection = new KubeConnection(settings, environment, timings);
   }
 
   /** The cluster kubectl would use now, with kubectl's current context and namespace. */
@@ -202,7 +202,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     Map<String, Object> stored = new JobSubmitter(rest, timings).submit(job, options, listener);
     String apiVersion = String.valueOf(stored.getOrDefault("apiVersion",
         job.trainingObject().get("apiVersion")));
-    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(timings),
+    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(),
         new JobRef(ResourceRef.of(apiVersion, job.kind()), job.namespace(), job.name()), timings,
         listener);
   }
@@ -223,7 +223,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
   @Override
   public JobDirectory jobDirectory() {
     return new KubernetesJobDirectory(this, connection::rest,
-        () -> connection.watchHub(timings), timings);
+        () -> connection.watchHub(), timings);
   }
 
   /** A handle on an existing job, for re-attaching; reads nothing until it is used. */
@@ -234,7 +234,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
   /** A handle on an existing job reporting phase changes to {@code progress}. */
   KubernetesTrainingJob attach(String apiVersion, String kind, String name, String namespace,
       ProgressListener progress) {
-    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(timings),
+    return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(),
         new JobRef(ResourceRef.of(apiVersion, kind), namespace, name), timings,
         GuardedListener.guard(progress));
   }

@@ -129,7 +129,9 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(onTimeout, "onTimeout");
     long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-    JobCompletion completion = new JobCompletion(rest.get(), job, timings, progress);
+    // Reads inside the wait ride out a hiccuping server until the wait's deadline, not beyond.
+    JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
+        progress);
     Optional<JobStatus> done = watches == null ? completion.await(deadline)
         : completion.await(deadline, watches.get());
     if (done.isPresent()) {

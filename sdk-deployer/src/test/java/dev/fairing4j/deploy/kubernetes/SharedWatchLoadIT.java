@@ -183,8 +183,7 @@ class SharedWatchLoadIT {
     // The watch cache off, so the watch reads etcd: it resumes after the first restart where it
     // stopped, and is answered 410 after the second, which follows a compaction. A restarted
     // server with its cache on answers any older version with 410 anyway.
-    dedicated = KubeApiServer.start(List.of("--watch-cache=false",
-        "--shutdown-watch-termination-grace-period=1s"));
+    dedicated = KubeApiServer.start(List.of("--watch-cache=false"));
     String ns = dedicated.createNamespace("restarts");
     jobs(dedicated, ns, dedicated.kubeconfig(User.SDK, ns), JOBS, false);
     List<CompletableFuture<JobStatus>> waits = followAll();

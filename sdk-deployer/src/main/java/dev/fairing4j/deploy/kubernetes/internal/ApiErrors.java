@@ -32,6 +32,10 @@ public final class ApiErrors {
       Function<String, Optional<Boolean>> namespaceExists, Redactor redactor) {
     Map<String, Object> status = response.json();
     String serverMessage = serverMessage(operation, status, response, redactor);
+    if (!response.retries().isEmpty()) {
+      serverMessage = serverMessage + (serverMessage.isBlank() ? "" : "; ") + "still so after "
+          + response.retries();
+    }
     int code = response.code();
     return switch (code) {
       case 401 -> new KubernetesApiException(Problem.UNAUTHORIZED, operation.what(),

@@ -29,8 +29,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterConfigResolver {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterConfigResolver.class);
-  /** Reads of logs and lists may take a while on a busy server; watches set their own. */
-  static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+  /**
+   * A request that gets no byte for this long is given up and, where that is safe, sent again
+   * ({@link KubeRest}); watches and followed logs set their own.
+   */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+  /** A server that does not accept a connection in this long is tried again or reported. */
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
   private static final String DEFAULT_NAMESPACE = "default";
 
   private ClusterConfigResolver() {}
@@ -144,7 +149,8 @@ public final class ClusterConfigResolver {
     KubeConfig kubeConfig = new KubeConfig(contexts, clusters, users);
     kubeConfig.setContext(contextName);
     try {
-      ApiClient client = ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(READ_TIMEOUT).build();
+      ApiClient client = ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(READ_TIMEOUT).build()
+          .setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
       // client-java uses one credential of a user (a client certificate before a token), while
       // kubectl sends all it has: a user with both would be anonymous to a server that does not
       // check client certificates. Seen against a real API server; the mock ignored credentials.
@@ -194,7 +200,7 @@ public final class ClusterConfigResolver {
         if (Files.isRegularFile(ca)) {
           builder.setCertificateAuthority(Files.readAllBytes(ca));
         }
-        return builder.build();
+        return builder.build().setConnectTimeout((int) CONNECT_TIMEOUT.toMillis());
       } catch (IOException | RuntimeException e) {
         throw InvalidInputException.of("in-cluster configuration",
             "cannot use the service account in " + dir + ": " + e.getClass().getSimpleName()

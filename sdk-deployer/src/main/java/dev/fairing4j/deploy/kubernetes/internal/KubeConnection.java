@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
+import io.kubernetes.client.openapi.ApiClient;
 import java.util.Objects;
 
 /**
@@ -10,14 +11,19 @@ import java.util.Objects;
 public final class KubeConnection {
   private final ClusterSettings settings;
   private final KubeEnvironment environment;
+  private final Timings timings;
   private ClusterConfig config;
   private KubeRest rest;
   private JobWatchHub watches;
 
-  /** A connection for {@code settings} in {@code environment}; nothing is read yet. */
-  public KubeConnection(ClusterSettings settings, KubeEnvironment environment) {
+  /**
+   * A connection for {@code settings} in {@code environment}, its requests bounded by
+   * {@code timings}; nothing is read yet.
+   */
+  public KubeConnection(ClusterSettings settings, KubeEnvironment environment, Timings timings) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.environment = Objects.requireNonNull(environment, "environment");
+    this.timings = Objects.requireNonNull(timings, "timings");
   }
 
   /** The resolved configuration; reads the kubeconfig on first use. */
@@ -32,7 +38,9 @@ public final class KubeConnection {
   public synchronized KubeRest rest() {
     if (rest == null) {
       ClusterConfig resolved = config();
-      rest = new KubeRest(resolved.clients().get(), resolved);
+      ApiClient client = resolved.clients().get()
+          .setReadTimeout((int) timings.requestTimeout().toMillis());
+      rest = new KubeRest(client, resolved).withBudget(timings.retryBudget());
     }
     return rest;
   }
@@ -40,10 +48,9 @@ public final class KubeConnection {
   /**
    * The shared job watches of this connection, so every handle obtained through it (submitted,
    * attached, or from one {@code TrainingClient}) waits on one watch per namespace and kind.
-   * Built on first use with the first caller's timings (those of the cluster value that owns
-   * this connection).
+   * Built on first use.
    */
-  public synchronized JobWatchHub watchHub(Timings timings) {
+  public synchronized JobWatchHub watchHub() {
     if (watches == null) {
       watches = new JobWatchHub(rest(), timings);
     }

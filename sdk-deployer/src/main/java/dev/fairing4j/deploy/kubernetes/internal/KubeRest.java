@@ -17,11 +17,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import okhttp3.Call;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The API requests fairing4j makes, on client-java's {@link ApiClient} (its authentication, TLS
@@ -31,6 +34,12 @@ import okhttp3.ResponseBody;
  * <p>Why not the typed APIs: client-java's models reject fields they do not know and
  * {@code CustomObjectsApi} cannot address the core group; one generic path serves every kind the
  * renderers produce, Kubeflow CRDs and core objects alike.
+ *
+ * <p>Every request rides out a server that hiccups ({@link ApiRetry}: 429 and 5xx answers,
+ * refused connections, reads that time out): it is sent again, after the server's
+ * {@code Retry-After} or a doubling pause, until the caller's deadline ({@link #until(long)}) or,
+ * without one, {@link #DEFAULT_BUDGET}; only then it fails, with the last error and how long it
+ * was tried. Instances are immutable; {@link #until(long)} derives a bounded one.
  */
 public final class KubeRest {
   /** Content type of a JSON merge patch. */
@@ -38,13 +47,39 @@ public final class KubeRest {
   private static final String JSON = "application/json";
   private static final String[] AUTH = {"BearerToken"};
 
+  /** How long one call keeps trying a hiccuping server when the caller names no deadline. */
+  public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(60);
+  private static final Logger LOG = LoggerFactory.getLogger(KubeRest.class);
+
   private final ApiClient client;
   private final ClusterConfig config;
+  private final Duration budget;
+  private final OptionalLong deadlineNanos;
 
   /** Requests through {@code client} to the cluster {@code config} describes. */
   public KubeRest(ApiClient client, ClusterConfig config) {
+    this(client, config, DEFAULT_BUDGET, OptionalLong.empty());
+  }
+
+  private KubeRest(ApiClient client, ClusterConfig config, Duration budget,
+      OptionalLong deadlineNanos) {
     this.client = Objects.requireNonNull(client, "client");
     this.config = Objects.requireNonNull(config, "config");
+    this.budget = Objects.requireNonNull(budget, "budget");
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /**
+   * The same client, whose calls stop trying a hiccuping server at {@code deadlineNanos} (a
+   * {@link System#nanoTime()} value) or after {@link #DEFAULT_BUDGET}, whichever comes first.
+   */
+  public KubeRest until(long deadlineNanos) {
+    return new KubeRest(client, config, budget, OptionalLong.of(deadlineNanos));
+  }
+
+  /** The same client, keeping on for {@code budget} per call (tests shorten it). */
+  public KubeRest withBudget(Duration budget) {
+    return new KubeRest(client, config, budget, deadlineNanos);
   }
 
   /**
@@ -52,8 +87,15 @@ public final class KubeRest {
    *
    * @param code the HTTP status
    * @param body the body as text, empty when there was none
+   * @param retries how often and how long the request was tried, when more than once
+   *     (e.g. {@code "7 tries over 31 s"}); empty otherwise
    */
-  public record Response(int code, String body) {
+  public record Response(int code, String body, String retries) {
+    /** An answer got at the first attempt. */
+    public Response(int code, String body) {
+      this(code, body, "");
+    }
+
     /** True for 2xx. */
     public boolean ok() {
       return code >= 200 && code < 300;
@@ -416,19 +458,77 @@ public final class KubeRest {
   }
 
   private Response execute(Operation operation, Call call) {
-    try (okhttp3.Response response = call.execute()) {
-      ResponseBody body = response.body();
-      return new Response(response.code(), body == null ? "" : body.string());
-    } catch (IOException e) {
-      throw unreachable(operation, e);
+    String method = call.request().method();
+    long start = System.nanoTime();
+    long deadline = deadline(start);
+    for (int attempt = 1; ; attempt++) {
+      Call current = attempt == 1 ? call : call.clone();
+      Duration pause;
+      try (okhttp3.Response response = current.execute()) {
+        ResponseBody body = response.body();
+        String text = body == null ? "" : body.string();
+        if (!ApiRetry.temporary(method, response.code())) {
+          return new Response(response.code(), text, retries(attempt, start));
+        }
+        pause = ApiRetry.pause(attempt, Optional.ofNullable(response.header("Retry-After")));
+        if (!fits(pause, deadline)) {
+          return new Response(response.code(), text, retries(attempt, start));
+        }
+        announce(operation, attempt, "answered HTTP " + response.code(), deadline);
+      } catch (IOException e) {
+        pause = ApiRetry.pause(attempt, Optional.empty());
+        if (!ApiRetry.temporary(method, e) || !fits(pause, deadline)) {
+          throw unreachable(operation, e, retries(attempt, start));
+        }
+        announce(operation, attempt, "did not answer (" + e.getClass().getSimpleName() + ")",
+            deadline);
+      }
+      Timings.sleep(pause, operation.what());
     }
   }
 
+  private long deadline(long now) {
+    long own = now + budget.toNanos();
+    return deadlineNanos.isPresent() && deadlineNanos.getAsLong() - own < 0
+        ? deadlineNanos.getAsLong() : own;
+  }
+
+  private static boolean fits(Duration pause, long deadline) {
+    return deadline - (System.nanoTime() + pause.toNanos()) > 0;
+  }
+
+  // Once per call at WARN, so a user waiting on a hiccuping server knows why; then quietly.
+  private void announce(Operation operation, int attempt, String what, long deadline) {
+    long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000_000L);
+    if (attempt == 1) {
+      LOG.warn("The API server at {} {} to {}; trying again for up to {} s", config.server(),
+          what, operation.what(), left);
+    } else {
+      LOG.debug("The API server at {} {} to {} (attempt {}); {} s left", config.server(), what,
+          operation.what(), attempt, left);
+    }
+  }
+
+  private static String retries(int attempts, long start) {
+    if (attempts == 1) {
+      return "";
+    }
+    long seconds = Math.round((System.nanoTime() - start) / 1e9);
+    return attempts + " tries over " + seconds + " s";
+  }
+
   private KubernetesApiException unreachable(Operation operation, Exception e) {
+    return unreachable(operation, e, "");
+  }
+
+  private KubernetesApiException unreachable(Operation operation, Exception e, String retries) {
     String detail = e.getMessage() == null ? "" : ": " + config.redactor().redact(e.getMessage());
+    boolean silent = e instanceof java.net.SocketTimeoutException;
     return new KubernetesApiException(Problem.UNREACHABLE, operation.what(), operation.subject(),
-        "cannot reach the API server at " + config.server() + " (" + e.getClass().getSimpleName()
-            + detail + ")",
+        (silent ? "the API server at " + config.server() + " did not answer"
+            : "cannot reach the API server at " + config.server())
+            + " (" + e.getClass().getSimpleName() + detail + ")"
+            + (retries.isEmpty() ? "" : "; " + retries),
         "check that the cluster is up and that "
             + config.context().map(c -> "context '" + c + "'").orElse("the configuration")
             + " points at it: kubectl cluster-info", null, e);
