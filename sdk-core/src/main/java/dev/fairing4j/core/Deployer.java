@@ -17,6 +17,15 @@ public interface Deployer {
   void validate(BuildContext context);
 
   /**
+   * Checks, before anything is built or sent, that {@link #deploy} has somewhere to submit: the
+   * cluster is chosen and its local configuration (kubeconfig, context, namespace) reads. Files
+   * only, never a request. {@link Pipeline#run()} calls it first; the default checks nothing.
+   *
+   * @throws InvalidInputException naming the setting and the fix
+   */
+  default void validateTarget() {}
+
+  /**
    * Whether this deployer runs an image. The local cluster returns false: it runs the context
    * directly, so the pipeline builds and pushes nothing.
    */

@@ -10,8 +10,9 @@ import java.util.Optional;
  * an optional {@link ImageBuilder} and a {@link Deployer}. Each fluent call returns a new pipeline,
  * so re-running a notebook cell never piles up state, and one pipeline can be run many times.
  *
- * <p>{@link #run()} validates everything before the first network call, then builds (unless the
- * deployer runs the context directly), then deploys. {@link #dryRun()} does the same validation
+ * <p>{@link #run()} validates everything before the first network call (where the job goes
+ * first: the cluster is chosen and its kubeconfig, context and namespace read), then builds
+ * (unless the deployer runs the context directly), then deploys. {@link #dryRun()} does the same validation
  * and returns the manifests without building or sending anything.
  */
 public final class Pipeline {
@@ -76,6 +77,10 @@ public final class Pipeline {
    * @throws InvalidInputException for bad configuration, before any network call
    */
   public TrainingJob run() {
+    requireStages();
+    // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
+    // mistake, not a missing builder's, and must not cost a build and a push.
+    deployer.validateTarget();
     BuildContext context = prepareAndValidate();
     Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
@@ -105,7 +110,7 @@ public final class Pipeline {
     return builder.pullCredentials().map(deployer::withPullCredentials).orElse(deployer);
   }
 
-  private BuildContext prepareAndValidate() {
+  private void requireStages() {
     if (preprocessor == null) {
       throw InvalidInputException.of("preprocessor", "is not set",
           "add .preprocessor(Preprocessors.python(Path.of(\"train.py\")))");
@@ -114,6 +119,10 @@ public final class Pipeline {
       throw InvalidInputException.of("deployer", "is not set",
           "add .deployer(Deployers.pyTorchJob(\"name\")...)");
     }
+  }
+
+  private BuildContext prepareAndValidate() {
+    requireStages();
     if (builder == null && deployer.needsImage()) {
       throw InvalidInputException.of("builder", "is not set, and " + deployer.jobName()
           + " runs an image",

@@ -4,6 +4,7 @@ import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.deploy.internal.ClusterBackend;
+import dev.fairing4j.deploy.internal.JobRendering;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -197,6 +198,17 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   @Override
   public final D withPullCredentials(RegistryCredentials credentials) {
     return withOptions(options.withPullCredentials(credentials));
+  }
+
+  /**
+   * Checks that the job has somewhere to run: a cluster chosen with {@link #on(Cluster)}, one of
+   * fairing4j's, whose local configuration (kubeconfig, context, namespace) reads. Sends nothing.
+   *
+   * @throws InvalidInputException naming {@code cluster} or the configuration setting, with the fix
+   */
+  @Override
+  public final void validateTarget() {
+    JobRendering.checkTarget(options, kindName());
   }
 
   /**

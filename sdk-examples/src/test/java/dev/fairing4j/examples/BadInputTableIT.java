@@ -24,10 +24,12 @@ import dev.fairing4j.deploy.RestartPolicy;
 import dev.fairing4j.deploy.kubernetes.KubernetesCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
@@ -112,6 +114,62 @@ class BadInputTableIT {
 
     Object runOn(KubernetesCluster cluster) {
       return run(Deployers.pyTorchJob("bad-input").workers(1).on(cluster));
+    }
+
+    /**
+     * Runs the baseline pipeline on {@code Clusters.kubernetes()} in a child JVM whose environment
+     * has {@code env} (and no KUBECONFIG or in-cluster variables unless given), and rethrows its
+     * {@link InvalidInputException} here, so that kubectl's default places are read as a user's
+     * JVM reads them. Any other outcome fails the case.
+     */
+    Object inChildJvm(Map<String, String> env) {
+      try {
+        ProcessBuilder builder = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp", System.getProperty("java.class.path"), BadInputChild.class.getName(),
+            REGISTRY.hostPort(), train().toString())
+            .redirectErrorStream(true);
+        builder.environment().remove("KUBECONFIG");
+        builder.environment().remove("KUBERNETES_SERVICE_HOST");
+        builder.environment().put("HOME", dir().resolve("empty-home").toString());
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(),
+            StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 3) {
+          throw new AssertionError("the child JVM did not fail with InvalidInputException: "
+              + output);
+        }
+        // The child's exception, rebuilt from the parts it printed: same field, problem, fix.
+        throw InvalidInputException.of(line(output, "FIELD"), line(output, "PROBLEM"),
+            line(output, "FIX"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+
+    private static String line(String output, String key) {
+      return output.lines().filter(l -> l.startsWith(key + "=")).findFirst()
+          .map(l -> l.substring(key.length() + 1).replace("\\n", "\n"))
+          .orElseThrow(() -> new AssertionError("no " + key + " from the child JVM: " + output));
+    }
+
+    /** A home directory whose {@code .kube/config} holds {@code kubeconfig}. */
+    String homeWith(String kubeconfig) {
+      String home = "home-" + Integer.toHexString(kubeconfig.hashCode());
+      write(home + "/.kube/config", kubeconfig);
+      return dir.resolve(home).toString();
+    }
+
+    String read(Path file) {
+      try {
+        return Files.readString(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
 
     Path write(String name, String content) {
@@ -318,6 +376,10 @@ class BadInputTableIT {
                 .deployer(Deployers.pyTorchJob("ok").on(e.cluster())).run()),
         c("no builder for a Kubernetes job", "builder",
             e -> e.run(e.python(), null, Deployers.pyTorchJob("ok").on(e.cluster()))),
+        c("deployer without a cluster (run() would build and push first)", "cluster",
+            e -> e.run(Deployers.pyTorchJob("ok")), ".on(Clusters.kubernetes())"),
+        c("neither a builder nor a cluster: the cluster is named, not the builder", "cluster",
+            e -> e.run(e.python(), null, Deployers.pyTorchJob("ok"))),
         // ---- kubeconfig ---------------------------------------------------------------------
         c("kubeconfig that is broken YAML", "kubeconfig",
             e -> e.runOn(Clusters.kubernetes().kubeconfig(
@@ -325,7 +387,19 @@ class BadInputTableIT {
         c("kubeconfig that does not exist", "kubeconfig",
             e -> e.runOn(Clusters.kubernetes().kubeconfig(e.dir().resolve("no-kubeconfig")))),
         c("unknown kubeconfig context", "context",
-            e -> e.runOn(e.cluster().context("no-such-context"))));
+            e -> e.runOn(e.cluster().context("no-such-context"))),
+        c("kubeconfig context whose namespace is no namespace name", "context",
+            e -> e.runOn(Clusters.kubernetes().kubeconfig(e.write("bad-ns-kubeconfig",
+                e.read(e.cluster().kubeconfigFiles().get(0))
+                    .replace("namespace: bad-input", "namespace: Team_A")))), "Team_A"),
+        // ---- kubectl's own places, read in a JVM with that environment ---------------------
+        c("KUBECONFIG naming a file that does not exist", "KUBECONFIG",
+            e -> e.inChildJvm(Map.of("KUBECONFIG", e.dir().resolve("gone.yaml").toString()))),
+        c("~/.kube/config that is broken YAML", "kubeconfig",
+            e -> e.inChildJvm(Map.of("HOME", e.homeWith("apiVersion: v1\nusers: [\n")))),
+        c("no kubeconfig anywhere and not in a pod", "kubeconfig",
+            e -> e.inChildJvm(Map.of("HOME", e.dir().resolve("empty-home").toString())),
+            "Clusters.kubernetes().kubeconfig(path)"));
   }
 
   private static Arguments c(String name, String field, Function<Env, Object> run,

@@ -35,11 +35,23 @@ public interface ClusterBackend {
   }
 
   /**
-   * Checks the cluster's local configuration (for Kubernetes: the kubeconfig files and context the
-   * user named) without sending anything, so that a pipeline fails before it builds and pushes an
-   * image it could never submit. The default has nothing to check.
+   * Checks the cluster's local configuration (for Kubernetes: the kubeconfig files, whether named
+   * or found through {@code KUBECONFIG} and {@code ~/.kube/config}, and the context) without
+   * sending anything, so that a pipeline fails before it builds and pushes an image it could
+   * never submit. A dry run may go on without any configuration at all. The default has nothing
+   * to check.
    *
    * @throws dev.fairing4j.core.InvalidInputException naming the setting and the fix
    */
   default void checkConfiguration() {}
+
+  /**
+   * Checks everything a submission needs locally (for Kubernetes: that a configuration exists at
+   * all, and reads), without sending anything. The default is {@link #checkConfiguration()}.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming the setting and the fix
+   */
+  default void checkTarget() {
+    checkConfiguration();
+  }
 }

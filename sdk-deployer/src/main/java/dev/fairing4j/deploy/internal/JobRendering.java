@@ -82,16 +82,31 @@ public final class JobRendering {
    */
   public static TrainingJob deploy(JobOptions options, JobKind kind, BuildContext context,
       Optional<ImageRef> image, ProgressListener progress) {
+    ClusterBackend backend = backend(options, kind.kind());
+    RenderedJob job = render(options, kind, context, image);
+    return backend.submit(job, context, new SubmitOptions(options.replaceExisting()), progress);
+  }
+
+  /**
+   * Checks that the job has a cluster of fairing4j's to run on and that the cluster's local
+   * configuration reads; sends nothing.
+   *
+   * @throws InvalidInputException naming {@code cluster} or the configuration setting
+   */
+  public static void checkTarget(JobOptions options, String kind) {
+    backend(options, kind).checkTarget();
+  }
+
+  private static ClusterBackend backend(JobOptions options, String kind) {
     Cluster cluster = options.cluster().orElseThrow(() -> InvalidInputException.of("cluster",
-        "is not set, so " + kind.kind() + " " + options.name() + " has nowhere to run",
+        "is not set, so " + kind + " " + options.name() + " has nowhere to run",
         "add .on(Clusters.kubernetes()) or .on(Clusters.local()) to the deployer"));
     if (!(cluster instanceof ClusterBackend backend)) {
       throw InvalidInputException.of("cluster", cluster.describe()
           + " is not a cluster fairing4j can submit to",
           "use a cluster from Clusters, e.g. .on(Clusters.kubernetes())");
     }
-    RenderedJob job = render(options, kind, context, image);
-    return backend.submit(job, context, new SubmitOptions(options.replaceExisting()), progress);
+    return backend;
   }
 
   // The deployer's namespace wins; unset, the cluster's (a kubeconfig context's) applies.

@@ -21,6 +21,7 @@ import dev.fairing4j.deploy.kubernetes.internal.KubeEnvironment;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
 import dev.fairing4j.deploy.kubernetes.internal.StorageReconciler;
+import dev.fairing4j.deploy.kubernetes.internal.ClusterConfigResolver;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
 import dev.fairing4j.deploy.storage.Ensured;
 import java.nio.file.Path;
@@ -137,17 +138,24 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
   }
 
   /**
-   * Reads the kubeconfig when files or a context were named explicitly, so that a broken file or
-   * an unknown context fails a pipeline before its build. kubectl's defaults are left unread: a
-   * dry run on a machine without any kubeconfig still renders, and {@link #submit} reports it.
+   * Reads the kubeconfig kubectl would use (named files, {@code KUBECONFIG}, {@code ~/.kube/config}
+   * or the pod's service account), so that a missing or broken file, an unknown context or a bad
+   * namespace fails a pipeline before its build. Only a machine with no configuration at all is
+   * let through, so that a dry run renders there; {@link #checkTarget()} refuses that too.
    *
    * @throws InvalidInputException for a missing or broken kubeconfig or an unknown context
    */
   @Override
   public void checkConfiguration() {
-    if (!settings.kubeconfigs().isEmpty() || settings.context().isPresent()) {
+    if (ClusterConfigResolver.configured(settings, environment)) {
       connection.config();
     }
+  }
+
+  /** Reads the configuration a submission will use; none at all is an error here. */
+  @Override
+  public void checkTarget() {
+    connection.config();
   }
 
   /** The kubeconfig files chosen with {@link #kubeconfig(Path...)}; empty for kubectl's. */

@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.Validators;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
@@ -39,6 +40,18 @@ public final class ClusterConfigResolver {
   private static final String DEFAULT_NAMESPACE = "default";
 
   private ClusterConfigResolver() {}
+
+  /**
+   * Whether {@code env} offers any configuration for {@code settings}: files or a context named,
+   * {@code KUBECONFIG} set, {@code ~/.kube/config} present, or a pod's service account. When it
+   * does, {@link #resolve} reports every mistake in it.
+   */
+  public static boolean configured(ClusterSettings settings, KubeEnvironment env) {
+    return !settings.kubeconfigs().isEmpty() || settings.context().isPresent()
+        || env.variable("KUBECONFIG").isPresent()
+        || Files.isRegularFile(env.home().resolve(".kube").resolve("config"))
+        || env.variable("KUBERNETES_SERVICE_HOST").isPresent();
+  }
 
   /** Resolves {@code settings} in {@code env}. */
   public static ClusterConfig resolve(ClusterSettings settings, KubeEnvironment env) {
@@ -127,8 +140,21 @@ public final class ClusterConfigResolver {
               + "', or fix the context");
     }
     Redactor redactor = Redactor.ofKubeconfigUsers(user == null ? List.of() : List.of(user));
-    String namespace = settings.namespace()
-        .or(() -> JsonTree.text(context, "context", "namespace")).orElse(DEFAULT_NAMESPACE);
+    Optional<String> contextNamespace = JsonTree.text(context, "context", "namespace");
+    if (settings.namespace().isEmpty() && contextNamespace.isPresent()) {
+      // A namespace no server accepts would otherwise fail only at the submission, after a push.
+      try {
+        Validators.dns1123Label("namespace", contextNamespace.get());
+      } catch (InvalidInputException e) {
+        throw InvalidInputException.of("context",
+            "context '" + contextName + "' in " + files + " names namespace '"
+                + contextNamespace.get() + "', which is not a valid namespace name (lower-case"
+                + " letters, digits and '-', at most 63)",
+            "fix it with 'kubectl config set-context " + contextName + " --namespace=NAME', or"
+                + " choose one with .namespace(\"name\")");
+      }
+    }
+    String namespace = settings.namespace().or(() -> contextNamespace).orElse(DEFAULT_NAMESPACE);
     String source = "kubeconfig " + files;
     Supplier<ApiClient> clients = () -> buildFromKubeconfig(contextName, context, cluster, user,
         files, redactor);
