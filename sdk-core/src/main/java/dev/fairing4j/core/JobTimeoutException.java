@@ -1,6 +1,8 @@
 package dev.fairing4j.core;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Thrown when a job has not finished within the time a caller waited. The job keeps running
@@ -9,35 +11,85 @@ import java.time.Duration;
  */
 public final class JobTimeoutException extends FairingException {
   private static final long serialVersionUID = 1L;
-  private static final int MAX_WHY = 300;
+  private static final int MAX_WHY = 600;
 
   private final transient JobStatus lastStatus;
   private final Duration timeout;
 
-  /** A job still {@code lastStatus.phase()} after {@code timeout}. */
+  /**
+   * A job still {@code lastStatus.phase()} after {@code timeout}; {@code action} says what was
+   * done with it (null: nothing). The message names the pods that explain it (crash-looping with
+   * their last lines, Pending with the scheduler's reason, an image that does not pull) and the
+   * newest Warning events; the hint fits the situation: only a job that runs as it should is told
+   * to wait longer.
+   */
   public JobTimeoutException(JobStatus lastStatus, Duration timeout, String action) {
     super("wait for job", lastStatus.kind() + " " + lastStatus.name(),
-        "still " + lastStatus.phase() + " after " + timeout + stuckPod(lastStatus)
-            + (action == null ? "" : "; " + action),
-        "wait longer, or read status() and logs() to see why it is slow", null, null, null);
+        "still " + lastStatus.phase() + " after " + timeout + stuckPods(lastStatus)
+            + events(lastStatus) + (action == null ? "" : "; " + action),
+        hint(lastStatus), null, null, null);
     this.lastStatus = lastStatus;
     this.timeout = timeout;
   }
 
   /**
-   * Why the first pod that is not running says it is not, e.g. {@code (mnist-worker-0
+   * Why the pods that are not running say they are not, e.g. {@code (mnist-worker-0
    * Unschedulable: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.)}: a job that never
-   * starts does not fail, so a timeout is where a user learns of a missing GPU or a bad image.
-   * Only the first line of the reason's message, bounded, so the message stays readable.
+   * starts does not fail, so a timeout is where a user learns of a missing GPU, a bad image or a
+   * script that crashes at every start. The first line of each reason's message, bounded, for at
+   * most three pods; a crash loop also says how often it restarted and its last exit code.
    */
-  private static String stuckPod(JobStatus status) {
-    return status.pods().stream().filter(p -> p.reason().isPresent()).findFirst()
+  private static String stuckPods(JobStatus status) {
+    List<String> stuck = status.pods().stream().filter(p -> p.reason().isPresent()).limit(3)
         .map(p -> {
           String why = p.reason().get() + p.message().map(m -> ": " + m.lines().findFirst()
               .orElse("")).orElse("");
-          return " (" + p.name() + " " + (why.length() > MAX_WHY
-              ? why.substring(0, MAX_WHY) + "..." : why) + ")";
-        }).orElse("");
+          String restarts = p.restarts() > 0 ? ", restarted " + p.restarts() + " times"
+              + p.exitCode().map(c -> ", last exit code " + c).orElse("") : "";
+          return p.name() + " " + bounded(why) + restarts;
+        }).toList();
+    return stuck.isEmpty() ? "" : " (" + String.join("; ", stuck) + ")";
+  }
+
+  private static String events(JobStatus status) {
+    List<String> newest = status.warnings().stream().limit(3).map(JobTimeoutException::bounded)
+        .toList();
+    return newest.isEmpty() ? "" : "; events: " + String.join(" | ", newest);
+  }
+
+  private static String hint(JobStatus status) {
+    Set<String> reasons = status.pods().stream().flatMap(p -> p.reason().stream())
+        .collect(java.util.stream.Collectors.toSet());
+    boolean crashing = reasons.contains("CrashLoopBackOff") || status.pods().stream()
+        .anyMatch(p -> p.restarts() > 0 && p.exitCode().filter(c -> c != 0).isPresent());
+    if (crashing) {
+      return "the script keeps failing and being restarted: its last lines are above (all of"
+          + " them: logs()); fix it, and stop endless restarts with .backoffLimit(n) or"
+          + " .restartPolicy(RestartPolicy.NEVER) on the deployer";
+    }
+    if (reasons.contains("Unschedulable")) {
+      return "no node can run the pod: the scheduler's message above says what is missing;"
+          + " ask for less (Mutators.resources/gpus) or add capacity";
+    }
+    if (reasons.contains("ImagePullBackOff") || reasons.contains("ErrImagePull")
+        || reasons.contains("InvalidImageName")) {
+      return "the node cannot pull the image: check its name and the registry's pull"
+          + " credentials (the builder's .credentials(..) give the job an image-pull Secret)";
+    }
+    if (!reasons.isEmpty()) {
+      return "the reason above keeps the job from running: status().toTable() and the events"
+          + " explain it";
+    }
+    if (status.phase() != JobPhase.RUNNING) {
+      return "nothing has started yet and no pod says why: read status().toTable() and the"
+          + " events (is the Kubeflow operator running? is the namespace's quota used up?)";
+    }
+    return "it is running: wait longer (a larger timeout), or read status() and logs() to see"
+        + " why it is slow";
+  }
+
+  private static String bounded(String text) {
+    return text.length() > MAX_WHY ? text.substring(0, MAX_WHY) + "..." : text;
   }
 
   /** The status when the wait gave up. */

@@ -100,5 +100,40 @@ class ErrorsAndSecretsTest {
     assertThat(new JobTimeoutException(new JobStatus("mnist", "PyTorchJob", List.of(), Map.of(),
         Optional.empty(), Optional.empty(), List.of(running)), Duration.ofMinutes(5), "deleted")
         .getMessage()).contains("still Pending after PT5M; deleted");
+    assertThat(e.hint()).get().asString().contains("no node can run the pod")
+        .doesNotContain("wait longer");
+  }
+
+  @Test
+  void aTimeoutWhileCrashLoopingShowsTheLastLinesAndEventsAndNeverSaysWaitLonger() {
+    PodInfo crashing = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
+        Optional.of("CrashLoopBackOff"), Optional.of("back-off 40s restarting failed container"
+            + "; last lines: Traceback (most recent call last): | ZeroDivisionError: division by"
+            + " zero"), 4, Optional.of(1));
+    JobStatus status = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(crashing),
+        List.of("BackOff: Back-off restarting failed container pytorch"));
+
+    JobTimeoutException e = new JobTimeoutException(status, Duration.ofMinutes(2), null);
+
+    assertThat(e.getMessage()).contains("mnist-master-0 CrashLoopBackOff")
+        .contains("ZeroDivisionError: division by zero")
+        .contains("restarted 4 times, last exit code 1")
+        .contains("events: BackOff: Back-off restarting failed container pytorch")
+        .contains(".backoffLimit(n)").contains("RestartPolicy.NEVER")
+        .doesNotContain("wait longer");
+  }
+
+  @Test
+  void onlyAJobRunningAsItShouldIsToldToWaitLonger() {
+    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
+        Optional.empty(), Optional.empty(), 0, Optional.empty());
+    JobStatus status = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(running));
+
+    assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), null).hint()).get()
+        .asString().contains("wait longer");
   }
 }

@@ -137,7 +137,7 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
     if (done.isPresent()) {
       return done.get();
     }
-    JobStatus last = completion.lastStatus();
+    JobStatus last = explained(completion.lastStatus());
     String action = switch (onTimeout) {
       case KEEP -> null;
       case DELETE -> {
@@ -150,6 +150,15 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
       }
     };
     throw new JobTimeoutException(last, timeout, action);
+  }
+
+  // The wait reads no events and no crashed container's log; the timeout's message needs them.
+  private JobStatus explained(JobStatus watched) {
+    try {
+      return status();
+    } catch (FairingException unreadable) {
+      return watched;
+    }
   }
 
   /**

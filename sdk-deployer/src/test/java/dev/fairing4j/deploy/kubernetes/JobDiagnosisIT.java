@@ -217,6 +217,22 @@ class JobDiagnosisIT {
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(150)))
         .isInstanceOfSatisfying(JobTimeoutException.class, e -> assertThat(e.getMessage())
             .contains("still Created after PT0.15S (mnist-worker-0 Unschedulable: " + NO_GPU
-                + ")"));
+                + ")").contains("no node can run the pod").doesNotContain("wait longer"));
+  }
+
+  @Test
+  void aWaitThatTimesOutOnACrashLoopSaysSoWithTheEventsAndNeverWaitLonger() {
+    operator.pyTorchPod("mnist", "master", 0, crashLoop(3));
+    operator.pyTorchPhase("mnist", "Running");
+    operator.warning("BackOff", "Pod", "mnist-master-0",
+        "Back-off restarting failed container pytorch", Instant.parse("2024-05-01T12:00:00Z"));
+
+    assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(150)))
+        .isInstanceOfSatisfying(JobTimeoutException.class, e -> assertThat(e.getMessage())
+            .contains("still Running after PT0.15S (mnist-master-0 CrashLoopBackOff: back-off"
+                + " 40s restarting failed container=pytorch")
+            .contains("restarted 3 times")
+            .contains("events: BackOff pod/mnist-master-0: Back-off restarting failed container")
+            .contains(".backoffLimit(n)").doesNotContain("wait longer"));
   }
 }
