@@ -146,6 +146,21 @@ class JobDiagnosisTest {
   }
 
   @Test
+  void theKubeletsLogGoneAnswerIsNoLastLine() {
+    // Seen on a real cluster: for a container it has removed the kubelet answers 200 with this
+    // one line instead of the log; it is not what the container printed.
+    mock.post(PODS, operatorPod("mnist", "master", 0, crashLoop(1)));
+    K8S.server().expect().get().withPath(PODS + "/mnist-master-0" + PREVIOUS_LOG)
+        .andReturn(200, "unable to retrieve container logs for containerd://0123abcd")
+        .always();
+
+    PodInfo master = job.status().pods().get(0);
+
+    // Exactly the kubelet's waiting message: no "last lines" were appended.
+    assertThat(master.message()).contains("back-off 40s restarting failed container=pytorch");
+  }
+
+  @Test
   void onlyTheFirstFewCrashLoopingPodsHaveTheirLogsRead() {
     IntStream.range(0, 5).forEach(i ->
         mock.post(PODS, operatorPod("mnist", "worker", i, crashLoop(2))));
@@ -183,6 +198,31 @@ class JobDiagnosisTest {
         Unschedulable pytorchjob/mnist: Pod team/mnist-worker-0 is unschedulable
         FailedScheduling pod/mnist-worker-0: %s""".formatted(NO_GPU));
     assertThat(status.toString()).doesNotContain("FailedScheduling");
+  }
+
+  @Test
+  void warningsOfAnEarlierJobOfTheSameNameAreNotThisJobs() {
+    // Seen on a real cluster: events outlive their object by an hour, so a job submitted again
+    // under its name (replaceExisting) showed its predecessor's Unschedulable events.
+    @SuppressWarnings("unchecked")
+    String uid = String.valueOf(((java.util.Map<String, Object>) mock.get(
+        "/apis/kubeflow.org/v1/namespaces/" + NS + "/pytorchjobs/mnist").get("metadata"))
+        .get("uid"));
+    assertThat(uid).isNotBlank();
+    mock.post(EVENTS, """
+        {"apiVersion":"v1","kind":"Event","metadata":{"name":"old"},"type":"Warning",
+         "reason":"Unschedulable","message":"the earlier run's",
+         "involvedObject":{"kind":"PyTorchJob","name":"mnist","uid":"uid-of-the-earlier-run"},
+         "lastTimestamp":"2024-05-01T12:00:00Z"}
+        """);
+    mock.post(EVENTS, """
+        {"apiVersion":"v1","kind":"Event","metadata":{"name":"new"},"type":"Warning",
+         "reason":"BackOff","message":"this run's",
+         "involvedObject":{"kind":"PyTorchJob","name":"mnist","uid":"%s"},
+         "lastTimestamp":"2024-05-01T12:01:00Z"}
+        """.formatted(uid));
+
+    assertThat(job.status().warnings()).containsExactly("BackOff pytorchjob/mnist: this run's");
   }
 
   @Test

@@ -113,6 +113,27 @@ class StorageEnsureTest {
   }
 
   @Test
+  void aReleasedVolumeSaysItBindsNoClaimAndHowToFreeIt() {
+    // Seen on a real cluster: after its claim was deleted the volume stays Released, and a
+    // claim ensured again for it stayed Pending; ensure(..) said UNCHANGED, CREATED.
+    storage.ensure(MODELS);
+    mock.mergePatch(PVS + "/traindb-models", """
+        {"spec":{"claimRef":{"namespace":"old","name":"traindb-models-claim"}}}""");
+    mock.mergePatch(PVS + "/traindb-models/status", "{\"status\":{\"phase\":\"Released\"}}");
+
+    assertThatThrownBy(() -> storage.ensure(MODELS, CLAIM))
+        .isInstanceOfSatisfying(StorageConflictException.class, e -> {
+          assertThat(e.field()).isEqualTo("status.phase");
+          assertThat(e.existingValue()).isEqualTo(
+              "Released (its claim old/traindb-models-claim was deleted)");
+          assertThat(e.getMessage()).contains("kubectl patch pv traindb-models --type json -p"
+              + " '[{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}]'", "kubectl delete pv"
+              + " traindb-models");
+        });
+    assertThat(K8S.requestLines()).noneMatch(l -> l.startsWith("POST " + CLAIMS));
+  }
+
+  @Test
   void everyImmutableFieldIsCompared() {
     storage.ensure(MODELS, CLAIM);
     int before = K8S.requestCount();
