@@ -71,8 +71,9 @@ class ClusterSeedsIT {
   }
 
   @AfterAll
-  static void cleanUp() {
+  static void cleanUp() throws IOException {
     // What the examples made outside this suite's namespace, which goes with the JVM.
+    Files.deleteIfExists(Path.of(TraindbMnist.VOLUME_HOST_PATH, "mnist_cnn.pt"));
     kit.run(List.of("delete", "pytorchjob", "-n", PytorchSimple.NAMESPACE, PytorchSimple.JOB,
         "--ignore-not-found"));
     kit.run(List.of("delete", "pvc", "-n", namespace, FashionMnist.MODELS_CLAIM,
