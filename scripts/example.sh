@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one of the seed scenarios (sdk-examples, dev.fairing4j.examples.Examples) by name:
 #   scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO] [--namespace NS]
-#                      [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL] [--quiet]
+#                      [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL]
+#                      [--data-claim NAME] [--quiet]
 # names: traindb-mnist, arena-dist, gloo-demo, tf-multiworker, pytorch-simple (--help lists them).
 # Default: this machine (Clusters.local()); --dry-run prints the manifests and builds nothing;
 # --kubeconfig FILE --registry REPO builds with Jib, pushes and submits to that cluster.

@@ -20,10 +20,14 @@ import java.util.Set;
  * @param gpus GPUs per replica; empty for the example's default
  * @param gitUrl the repository {@code arena-dist} syncs its code from; empty for a local one
  * @param quiet no progress display
+ * @param dataClaim the claim holding FashionMNIST, mounted read-only where the script reads it
+ *     ({@value FashionMnist#DATA_DIR}); not for {@code arena-dist}, whose claim is
+ *     {@value ArenaDist#DATA_CLAIM}; empty for the data the image or node provides
  */
 public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubeconfig,
     Optional<String> registry, Optional<String> namespace, Optional<String> base, int epochs,
-    int samples, Optional<Integer> gpus, Optional<String> gitUrl, boolean quiet) {
+    int samples, Optional<Integer> gpus, Optional<String> gitUrl, boolean quiet,
+    Optional<String> dataClaim) {
   /** The base image of the PyTorch examples: the seed scenarios' PyTorch runtime. */
   public static final String DEFAULT_BASE = "pytorch/pytorch:2.3.1-cuda12.1-cudnn8-runtime";
   /** Where dry runs without {@code --registry} say the image would be pushed. */
@@ -33,12 +37,13 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
   public static final String USAGE = String.join("\n",
       "usage: scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO]",
       "                          [--namespace NS] [--base IMAGE] [--epochs N] [--samples N]",
-      "                          [--gpus N] [--git-url URL] [--quiet]",
+      "                          [--gpus N] [--git-url URL] [--data-claim NAME] [--quiet]",
       "  default: run on this machine (Clusters.local()); --dry-run prints the manifests only;",
-      "  --kubeconfig FILE --registry REPO: build with Jib, push and submit to that cluster.");
+      "  --kubeconfig FILE --registry REPO: build with Jib, push and submit to that cluster;",
+      "  --data-claim NAME: FashionMNIST from that claim (pods on a cluster cannot download it).");
 
   private static final Set<String> VALUE_OPTIONS = Set.of("--kubeconfig", "--registry",
-      "--namespace", "--base", "--epochs", "--samples", "--gpus", "--git-url");
+      "--namespace", "--base", "--epochs", "--samples", "--gpus", "--git-url", "--data-claim");
 
   /** Checks the combination. */
   public ExampleOptions {
@@ -49,6 +54,7 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
     Objects.requireNonNull(base, "base");
     Objects.requireNonNull(gpus, "gpus");
     Objects.requireNonNull(gitUrl, "gitUrl");
+    Objects.requireNonNull(dataClaim, "dataClaim");
     if (epochs < 1) {
       throw new IllegalArgumentException("--epochs must be at least 1, got " + epochs);
     }
@@ -60,10 +66,18 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
     }
   }
 
+  /** The options without a data claim, as before {@code --data-claim} existed. */
+  public ExampleOptions(String name, boolean dryRun, Optional<Path> kubeconfig,
+      Optional<String> registry, Optional<String> namespace, Optional<String> base, int epochs,
+      int samples, Optional<Integer> gpus, Optional<String> gitUrl, boolean quiet) {
+    this(name, dryRun, kubeconfig, registry, namespace, base, epochs, samples, gpus, gitUrl,
+        quiet, Optional.empty());
+  }
+
   /** {@code name} on the local cluster with the defaults: one epoch over the whole data set. */
   public static ExampleOptions of(String name) {
     return new ExampleOptions(name, false, Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), 1, 0, Optional.empty(), Optional.empty(), false);
+        Optional.empty(), 1, 0, Optional.empty(), Optional.empty(), false, Optional.empty());
   }
 
   /** Parses {@code args}: the example's name first, then options. */
@@ -101,6 +115,7 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
         case "--samples" -> options.withSamples(number(option, value));
         case "--gpus" -> options.withGpus(number(option, value));
         case "--git-url" -> options.withGitUrl(value);
+        case "--data-claim" -> options.withDataClaim(value);
         default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + USAGE);
       };
     }
@@ -110,13 +125,20 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
   /**
    * This, after the checks that concern the combination of options.
    *
-   * @throws IllegalArgumentException when {@code --kubeconfig} comes without {@code --registry}
+   * @throws IllegalArgumentException when {@code --kubeconfig} comes without {@code --registry},
+   *     or {@code --data-claim} with {@code arena-dist}, which has a claim of its own
    */
   public ExampleOptions checked() {
     // A real cluster pulls the image from somewhere: refuse early rather than after a long build.
     if (kubeconfig.isPresent() && registry.isEmpty() && !dryRun) {
       throw new IllegalArgumentException("--kubeconfig needs --registry REPO: the cluster pulls"
           + " the image from there (e.g. --registry registry.example.com/team/" + name + ")");
+    }
+    // The seed fixes arena-dist's data claim; a second one would silently go unused.
+    if (dataClaim.isPresent() && name.equals("arena-dist")) {
+      throw new IllegalArgumentException("arena-dist reads FashionMNIST from its own claim "
+          + ArenaDist.DATA_CLAIM + " at " + ArenaDist.DATA_PATH + ": put the data there instead"
+          + " of giving --data-claim");
     }
     return this;
   }
@@ -187,12 +209,21 @@ public record ExampleOptions(String name, boolean dryRun, Optional<Path> kubecon
         Optional.of(url), quiet);
   }
 
+  /** A copy reading FashionMNIST from claim {@code claim}. */
+  public ExampleOptions withDataClaim(String claim) {
+    if (claim == null || claim.isBlank()) {
+      throw new IllegalArgumentException("--data-claim needs a claim name");
+    }
+    return new ExampleOptions(name, dryRun, kubeconfig, registry, namespace, base, epochs,
+        samples, gpus, gitUrl, quiet, Optional.of(claim.trim()));
+  }
+
   private ExampleOptions copy(boolean dryRun, Optional<Path> kubeconfig, Optional<String> registry,
       Optional<String> namespace, Optional<String> base, int epochs, int samples, Optional<Integer> gpus,
       Optional<String> gitUrl, boolean quiet) {
     // The combination is checked by checked(), once all options are in.
     return new ExampleOptions(name, dryRun, kubeconfig, registry, namespace, base, epochs,
-        samples, gpus, gitUrl, quiet);
+        samples, gpus, gitUrl, quiet, dataClaim);
   }
 
   private static int number(String option, String text) {

@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  *
  * <pre>
  * usage: Examples &lt;name&gt; [--dry-run] [--kubeconfig FILE] [--registry REPO] [--namespace NS]
- *                 [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL] [--quiet]
+ *                 [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL]
+ *                 [--data-claim NAME] [--quiet]
  * </pre>
  */
 public final class Examples {

@@ -43,8 +43,8 @@ public final class GlooDemo implements Example {
         options.samples(), WORKERS);
     List<String> args = new ArrayList<>(settings.scriptArgs());
     args.add("--backend=gloo");
-    PyTorchJobDeployer deployer = Deployers.pyTorchJob(JOB).workers(WORKERS).args(args)
-        .replaceExisting();
+    PyTorchJobDeployer deployer = FashionMnist.withDataClaim(
+        Deployers.pyTorchJob(JOB).workers(WORKERS).args(args).replaceExisting(), options);
     int gpus = options.gpus().orElse(0);
     return gpus > 0 ? deployer.mutate(Mutators.gpus(gpus)) : deployer;
   }

@@ -37,8 +37,8 @@ public final class PytorchSimple implements Example {
     // The model is saved inside the container only: this scenario keeps nothing.
     FashionMnist settings = new FashionMnist(JOB, options.epochs(), options.samples(),
         options.samples(), 1);
-    return Deployers.pyTorchJob(JOB).namespace(NAMESPACE).workers(1)
+    return FashionMnist.withDataClaim(Deployers.pyTorchJob(JOB).namespace(NAMESPACE).workers(1)
         .args(settings.scriptArgs())
-        .replaceExisting();
+        .replaceExisting(), options);
   }
 }

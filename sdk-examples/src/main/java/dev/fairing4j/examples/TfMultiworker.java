@@ -62,11 +62,11 @@ public final class TfMultiworker implements Example {
     if (options.samples() > 0) {
       args.add("--samples=" + options.samples());
     }
-    return Deployers.tfJob(JOB).chief(1).workers(2)
+    return FashionMnist.withDataClaim(Deployers.tfJob(JOB).chief(1).workers(2)
         .args(args)
         .mutate(Mutators.pvc(CLAIM, MODEL_PATH))
         .mutate(Mutators.resources("2", "4Gi", options.gpus().orElse(1)))
-        .replaceExisting();
+        .replaceExisting(), options);
   }
 
   @Override

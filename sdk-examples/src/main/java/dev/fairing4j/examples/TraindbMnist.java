@@ -53,11 +53,11 @@ public final class TraindbMnist implements Example {
   public JobDeployer<?> deployer(ExampleOptions options, Optional<Cluster> cluster) {
     FashionMnist settings = new FashionMnist(JOB, options.epochs(), options.samples(),
         options.samples(), 1);
-    return Deployers.pyTorchJob(JOB).workers(1)
+    return FashionMnist.withDataClaim(Deployers.pyTorchJob(JOB).workers(1)
         .restartPolicy(RestartPolicy.ON_FAILURE)
         .args(settings.scriptArgs())
         .mutate(Mutators.pvc(FashionMnist.MODELS_CLAIM, FashionMnist.MODELS_PATH))
-        .replaceExisting();
+        .replaceExisting(), options);
   }
 
   /** The seed's storage: a hostPath volume and a claim that binds to it by label. */

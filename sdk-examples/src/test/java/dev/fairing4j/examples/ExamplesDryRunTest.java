@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,6 +83,26 @@ class ExamplesDryRunTest {
     CRDS.assertAllValid(yaml);
     assertThat(yaml).contains("namespace: team-a", "nvidia.com/gpu: \"2\"", "\"--samples=800\"",
         "image: registry.example.com/team-a/gloo:");
+  }
+
+  @Test
+  void aDataClaimIsMountedReadOnlyWhereTheScriptsReadFashionMnist() {
+    for (String name : List.of("traindb-mnist", "gloo-demo", "pytorch-simple",
+        "tf-multiworker")) {
+      String without = Examples.dryRun(ExampleOptions.parse(name, "--dry-run"));
+      String with = Examples.dryRun(ExampleOptions.parse(name, "--dry-run", "--data-claim",
+          "fashion-mnist"));
+
+      CRDS.assertAllValid(with);
+      assertThat(without).doesNotContain("fashion-mnist");
+      assertThat(with).as(name).contains("""
+                      - name: fashion-mnist
+                        mountPath: /usr/share/datasets/fashion-mnist
+                        readOnly: true
+          """, "claimName: fashion-mnist");
+    }
+    assertThatThrownBy(() -> ExampleOptions.parse("arena-dist", "--data-claim", "x"))
+        .hasMessageContaining("arena-dist reads FashionMNIST from its own claim training-data");
   }
 
   @Test

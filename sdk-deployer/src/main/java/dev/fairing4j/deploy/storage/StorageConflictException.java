@@ -6,8 +6,9 @@ import java.util.Objects;
 /**
  * A volume or claim of the wanted name exists already, but differs in a field that cannot be
  * changed (a PersistentVolume's path, capacity or access modes; a claim's access modes, selector,
- * StorageClass, or a smaller size). Nothing was changed: the fix is to delete the old object or
- * to give the new one another name, and the hint says how.
+ * StorageClass, or a smaller size), or is a volume that can bind no claim any more (Released,
+ * its claim deleted). Nothing was changed: the fix is to delete (or free) the old object or to
+ * give the new one another name, and the hint says how.
  */
 public final class StorageConflictException extends FairingException {
   private static final long serialVersionUID = 1L;

@@ -209,6 +209,25 @@ class JobDiagnosisIT {
   }
 
   @Test
+  void warningsOfAnEarlierJobOfTheSameNameAreNotThisJobs() {
+    // Seen on a real cluster: events outlive their object by an hour, so a job submitted again
+    // under its name (replaceExisting) showed its predecessor's Unschedulable events.
+    String uid = operator.uid(operator.kubeflow("pytorchjobs"), "mnist");
+    for (String[] event : new String[][] {
+        {"old", "Unschedulable", "the earlier run's", "uid-of-the-earlier-run", "12:00"},
+        {"new", "BackOff", "this run's", uid, "12:01"}}) {
+      operator.post("/api/v1/namespaces/" + ns + "/events", """
+          {"apiVersion":"v1","kind":"Event","metadata":{"name":"%s"},"type":"Warning",
+           "reason":"%s","message":"%s","involvedObject":{"apiVersion":"kubeflow.org/v1",
+           "kind":"PyTorchJob","name":"mnist","namespace":"%s","uid":"%s"},
+           "lastTimestamp":"2024-05-01T%s:00Z","firstTimestamp":"2024-05-01T%s:00Z"}
+          """.formatted(event[0], event[1], event[2], ns, event[3], event[4], event[4]));
+    }
+
+    assertThat(job.status().warnings()).containsExactly("BackOff pytorchjob/mnist: this run's");
+  }
+
+  @Test
   void aWaitThatTimesOutSaysWhyAPodDoesNotRun() {
     unschedulableWorker();
     operator.jobStatus(operator.kubeflow("pytorchjobs") + "/mnist", "{\"conditions\":["

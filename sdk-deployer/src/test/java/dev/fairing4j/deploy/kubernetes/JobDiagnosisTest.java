@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The part of a job's diagnosis that needs a container's log: a CrashLoopBackOff pod shows the
- * last lines its previous container wrote. A real API server without a node serves no logs; the
+ * last lines its previous container wrote, and the kubelet's answer for a removed container is
+ * not taken for one. A real API server without a node serves no logs; the
  * real cluster suite covers logs. The rest of the diagnosis (Unschedulable, image pulls, an
  * unreadable previous log, Warning events) runs against a real API server in
  * {@link JobDiagnosisIT}.
@@ -65,5 +66,26 @@ class JobDiagnosisTest {
         + " \"/app/mnist.py\", line 3, in <module> | import torchvision"
         + " | ModuleNotFoundError: No module named 'torchvision'");
     assertThat(K8S.requestLines()).contains("GET " + PODS + "/mnist-master-0" + PREVIOUS_LOG);
+  }
+
+  @Test
+  void theKubeletsLogGoneAnswerIsNoLastLine() {
+    // Seen on a real cluster: for a container it has removed the kubelet answers 200 with this
+    // one line instead of the log; it is not what the container printed.
+    mock.post(PODS, operatorPod("mnist", "master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch","restartCount":1,
+          "state":{"waiting":{"reason":"CrashLoopBackOff",
+            "message":"back-off 40s restarting failed container=pytorch"}},
+          "lastState":{"terminated":{"exitCode":1,"reason":"Error"}}}]}
+        """));
+    K8S.server().expect().get().withPath(PODS + "/mnist-master-0" + PREVIOUS_LOG)
+        .andReturn(200, "unable to retrieve container logs for containerd://0123abcd")
+        .always();
+
+    PodInfo master = job.status().pods().get(0);
+
+    // Exactly the kubelet's waiting message: no "last lines" were appended.
+    assertThat(master.message()).contains("back-off 40s restarting failed container=pytorch");
+    assertThat(master.message().orElseThrow()).doesNotContain("last lines");
   }
 }

@@ -97,6 +97,30 @@ class StorageEnsureIT {
   }
 
   @Test
+  void aReleasedVolumeSaysItBindsNoClaimAndHowToFreeIt() {
+    // Seen on a real cluster: after its claim was deleted the volume stays Released, and a claim
+    // ensured again for it stayed Pending; ensure(..) said UNCHANGED, CREATED. Here the volume
+    // binder itself releases a volume whose bound claim (by uid) no longer exists.
+    storage.ensure(models);
+    api.mergePatch(PVS + "/" + pv, "{\"spec\":{\"claimRef\":{\"namespace\":\"old\","
+        + "\"name\":\"traindb-models-claim\",\"uid\":\"00000000-0000-0000-0000-000000000001\"}}}");
+    RealApiObjects.await("volume Released by the binder", () -> JsonTree.string(
+        api.get(PVS + "/" + pv), "status", "phase").orElse("").equals("Released"));
+    AuditLog.Mark mark = api.server().audit().mark();
+
+    assertThatThrownBy(() -> storage.ensure(models, claim))
+        .isInstanceOfSatisfying(StorageConflictException.class, e -> {
+          assertThat(e.field()).isEqualTo("status.phase");
+          assertThat(e.existingValue()).isEqualTo(
+              "Released (its claim old/traindb-models-claim was deleted)");
+          assertThat(e.getMessage()).contains("kubectl patch pv " + pv + " --type json -p"
+              + " '[{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}]'", "kubectl delete pv "
+              + pv);
+        });
+    assertThat(api.linesOf(mark, User.SDK.username())).noneMatch(l -> l.startsWith("create"));
+  }
+
+  @Test
   void aSecondEnsureOnlyReads() {
     storage.ensure(models, claim);
     AuditLog.Mark mark = api.server().audit().mark();

@@ -47,6 +47,8 @@ class StreamingLogsTest {
   private final Map<String, String> pods = new ConcurrentHashMap<>();
   private final Map<String, Deque<Script>> logs = new ConcurrentHashMap<>();
   private final List<RecordedRequest> logRequests = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger podLists =
+      new java.util.concurrent.atomic.AtomicInteger();
   private WatchingApiServer api;
   private TrainingJob job;
 
@@ -71,6 +73,7 @@ class StreamingLogsTest {
       return WatchingApiServer.json(200, jobObject(jobPhase.get()));
     }
     if (path.equals(PODS)) {
+      podLists.incrementAndGet();
       return WatchingApiServer.json(200, "{\"items\":[" + String.join(",", pods.values())
           + "]}");
     }
@@ -181,6 +184,60 @@ class StreamingLogsTest {
   }
 
   @Test
+  void aContainerThatRestartedBeforeTheFirstLookHasItsFirstRunRead() {
+    // Seen on a real cluster: a script that fails at once is restarted by the kubelet (under
+    // OnFailure) before the stream first looks, and its first run's lines were never shown.
+    pod("master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+        .replace("\n", ""));
+    log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing"),
+        () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"), () -> {
+      pod("master", 0, """
+          {"phase":"Succeeded","containerStatuses":[{"name":"pytorch",
+           "containerID":"containerd://c2","restartCount":1,
+           "state":{"terminated":{"exitCode":0,"containerID":"containerd://c2"}},
+           "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+          .replace("\n", ""));
+      jobPhase.set("Succeeded");
+    });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] first run: failing", "[master-0] second run");
+    assertThat(logRequests).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
+        .hasSize(1);
+  }
+
+  @Test
+  void theKubeletsAnswerForARemovedContainerIsANoteNotALine() {
+    // Seen on a real cluster: once the pod is over the kubelet removes the earlier run's
+    // container and answers the previous log with 200 and this line, without a timestamp.
+    pod("master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+        .replace("\n", ""));
+    log("mnist-master-0/pytorch/previous",
+        "unable to retrieve container logs for containerd://c1\n", () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
+        () -> jobPhase.set("Succeeded"));
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] (the kubelet no longer has this log: the run"
+        + " before the restart was removed)", "[master-0] second run");
+  }
+
+  @Test
   void aPodDeletedWhileFollowedEndsItsStreamWithANote() {
     pod("master", 0, running("c1"));
     pod("worker", 1, running("w1"));
@@ -221,7 +278,8 @@ class StreamingLogsTest {
   void theInitContainersOfAPodStuckInitialisingAreFollowed() {
     pods.put("mnist-worker-0", KubernetesJobHandleTest.operatorPod("mnist", "worker", 0, """
         {"phase":"Pending","initContainerStatuses":[{"name":"fetch-data",
-         "containerID":"containerd://i1","state":{"running":{}}}],
+         "containerID":"containerd://i1",
+         "state":{"running":{"startedAt":"2024-05-01T12:00:00Z"}}}],
          "containerStatuses":[{"name":"pytorch","state":{"waiting":{"reason":"PodInitializing"}}}]}
         """).replace("\n", ""));
     log("mnist-worker-0/fetch-data", line("12:00:00.100000000", "downloading dataset")
@@ -238,6 +296,33 @@ class StreamingLogsTest {
     assertThat(seen).extracting(LogLine::toString).containsExactly(
         "[worker-0] downloading dataset", "[worker-0] retrying: connection refused");
     assertThat(logRequests).noneMatch(r -> "pytorch".equals(r.getUrl().queryParameter(
+        "container")));
+  }
+
+  @Test
+  void aHealthyInitContainerIsNotFollowed() {
+    // Seen on a real cluster: the operator gives every PyTorch Worker an init container that
+    // waits for the Master's name; its nslookup output showed as the Worker's first lines.
+    pods.put("mnist-worker-0", KubernetesJobHandleTest.operatorPod("mnist", "worker", 0, """
+        {"phase":"Pending","initContainerStatuses":[{"name":"init-pytorch",
+         "containerID":"containerd://i1","state":{"running":{"startedAt":"%s"}}}],
+         "containerStatuses":[{"name":"pytorch","state":{"waiting":{"reason":"PodInitializing"}}}]}
+        """.formatted(java.time.Instant.now())).replace("\n", ""));
+    log("mnist-worker-0/init-pytorch", line("12:00:00.100000000", "Server: 10.244.0.1"),
+        () -> { });
+    log("mnist-worker-0/pytorch", line("12:00:02.000000000", "training"),
+        () -> jobPhase.set("Succeeded"));
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      int lists = podLists.get();
+      await(() -> podLists.get() >= lists + 3); // looked at the initialising pod a few times
+      pod("worker", 0, running("w1"));
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[worker-0] training");
+    assertThat(logRequests).noneMatch(r -> "init-pytorch".equals(r.getUrl().queryParameter(
         "container")));
   }
 

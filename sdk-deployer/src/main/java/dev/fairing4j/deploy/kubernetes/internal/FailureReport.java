@@ -5,11 +5,9 @@ import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +24,9 @@ public final class FailureReport {
 
   private FailureReport() {}
 
-  /** The exception for {@code status}, a Failed job. */
-  public static JobFailedException explain(KubeRest rest, JobRef job, JobStatus status,
-      List<Map<String, Object>> podObjects) {
+  /** The exception for {@code status}, of the Failed job {@code object} and its pods. */
+  public static JobFailedException explain(KubeRest rest, JobRef job, Map<String, Object> object,
+      JobStatus status, List<Map<String, Object>> podObjects) {
     Optional<PodInfo> failed = failedPod(status.pods());
     String message = status.decidingCondition().map(JobCondition::message)
         .filter(m -> !m.isBlank())
@@ -37,12 +35,10 @@ public final class FailureReport {
         .orElse("the job failed");
     List<String> lastLines = failed.map(p -> lastLines(rest, job, p, podObjects))
         .orElse(List.of());
-    Set<String> names = new HashSet<>();
-    names.add(job.name());
-    status.pods().forEach(p -> names.add(p.name()));
     List<String> warnings;
     try {
-      warnings = WarningEvents.about(rest, job.namespace(), names);
+      warnings = WarningEvents.about(rest, job.namespace(), object, podObjects,
+          WarningEvents.LIMIT);
     } catch (RuntimeException e) {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       warnings = List.of();

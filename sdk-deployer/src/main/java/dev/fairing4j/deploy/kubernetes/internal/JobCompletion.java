@@ -282,7 +282,7 @@ public final class JobCompletion {
     if (phase == JobPhase.SUCCEEDED) {
       terminal = status;
     } else if (phase == JobPhase.FAILED) {
-      throw FailureReport.explain(rest, job, status,
+      throw FailureReport.explain(rest, job, object, status,
           pods.stream().map(JobReader.JobPod::object).toList());
     }
   }

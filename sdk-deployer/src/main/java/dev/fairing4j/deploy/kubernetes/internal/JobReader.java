@@ -8,13 +8,11 @@ import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,8 +74,8 @@ public final class JobReader {
    * containers, and the Warning events of the job and its pods.
    */
   public JobStatus describe(Map<String, Object> object) {
-    List<PodInfo> pods = withCrashLines(jobPods(object));
-    return status(object, pods, warnings(pods));
+    List<JobPod> jobPods = jobPods(object);
+    return status(object, withCrashLines(jobPods), warnings(object, jobPods));
   }
 
   /** The status of {@code object} with {@code pods} and no warnings (a cheap read, for polls). */
@@ -107,15 +105,14 @@ public final class JobReader {
   }
 
   /**
-   * The newest {@link #STATUS_WARNINGS} Warning events on the job and {@code pods}, oldest first;
-   * empty when they cannot be read (e.g. no permission to list events).
+   * The newest {@link #STATUS_WARNINGS} Warning events on the job {@code object} and its
+   * {@code pods}, oldest first (not those of an earlier job or pod of the same name); empty when
+   * they cannot be read (e.g. no permission to list events).
    */
-  public List<String> warnings(List<PodInfo> pods) {
-    Set<String> names = new HashSet<>();
-    names.add(job.name());
-    pods.forEach(p -> names.add(p.name()));
+  public List<String> warnings(Map<String, Object> object, List<JobPod> pods) {
     try {
-      return WarningEvents.about(rest, job.namespace(), names, STATUS_WARNINGS);
+      return WarningEvents.about(rest, job.namespace(), object,
+          pods.stream().map(JobPod::object).toList(), STATUS_WARNINGS);
     } catch (RuntimeException e) {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       return List.of();

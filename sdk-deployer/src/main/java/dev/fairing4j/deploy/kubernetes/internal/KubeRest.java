@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * was tried. Instances are immutable; {@link #until(long)} derives a bounded one.
  */
 public final class KubeRest {
+  /** How the kubelet's answer for a container log it no longer has begins; see isLogGone. */
+  public static final String LOG_GONE = "unable to retrieve container logs for ";
+
   /** Content type of a JSON merge patch. */
   public static final String MERGE_PATCH = "application/merge-patch+json";
   private static final String JSON = "application/json";
@@ -346,7 +349,7 @@ public final class KubeRest {
     if (!response.ok()) {
       throw error(operation, response);
     }
-    return response.body();
+    return logBody(operation, response.body());
   }
 
   /**
@@ -372,7 +375,29 @@ public final class KubeRest {
     if (!response.ok()) {
       throw error(operation, response);
     }
-    return response.body();
+    return logBody(operation, response.body());
+  }
+
+  /**
+   * Whether {@code line} (read without a timestamp prefix) is the kubelet saying that it no
+   * longer has a container's log, which it answers with HTTP 200 and this one line instead of
+   * the log: it keeps one ended instance per container while a pod runs, and removes all but
+   * the last once the pod is over.
+   */
+  public static boolean isLogGone(String line) {
+    String text = line.strip();
+    return text.startsWith(LOG_GONE) && text.indexOf('\n') < 0;
+  }
+
+  /** {@code body}, or a NOT_FOUND error when it is the kubelet's "log gone" line. */
+  private static String logBody(Operation operation, String body) {
+    if (isLogGone(body)) {
+      throw new KubernetesApiException(Problem.NOT_FOUND, operation.what(),
+          operation.subject(), "the kubelet no longer has this log (" + body.strip() + ")",
+          "nothing to fix: the kubelet removes ended containers, and their logs with them",
+          null, null);
+    }
+    return body;
   }
 
   /**

@@ -106,6 +106,19 @@ public final class StorageReconciler {
                   .map(e -> e.getKey() + "=" + e.getValue()).toList())
               + "', or give the new volume another name");
     }
+    // The volume controller's doing, which no CRUD store shows: a Retain volume whose claim was
+    // deleted stays Released and binds no claim again, so the claim ensured next (and every
+    // job that mounts it) would stay Pending without a word.
+    if ("Released".equals(JsonTree.string(existing, "status", "phase").orElse(""))) {
+      String claim = JsonTree.string(existing, "spec", "claimRef", "namespace").map(n -> n + "/")
+          .orElse("") + JsonTree.string(existing, "spec", "claimRef", "name").orElse("?");
+      throw StorageConflictException.of(subject, "status.phase",
+          "Released (its claim " + claim + " was deleted)", "Available or Bound",
+          "a released volume binds no new claim: delete it ('kubectl delete pv " + name + "';"
+              + " a hostPath volume's files stay on the node) and ensure again, or free it for a"
+              + " new claim, keeping its data: kubectl patch pv " + name + " --type json -p"
+              + " '[{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}]'");
+    }
     return Ensured.Action.UNCHANGED;
   }
 

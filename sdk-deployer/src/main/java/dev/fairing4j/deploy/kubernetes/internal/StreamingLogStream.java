@@ -6,6 +6,7 @@ import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -28,12 +29,17 @@ import org.slf4j.LoggerFactory;
  * and the overlap dropped by {@link LineDeduper}, so nothing is lost or repeated. When a
  * container restarts (its containerID changes), the log of the instance that ended is read once
  * with {@code previous=true} for whatever the broken stream missed, then the new instance is
- * followed. Init containers are followed while a pod is still initialising, so a stuck init step
- * shows its output. A pod deleted while followed ends its stream with a note line. The whole
- * stream ends when the job has ended and every follower has read its container to the end.
+ * followed; an instance that had already ended when the container was first seen (a fast
+ * crash, restarted before the first look) is read the same way first. Init containers are
+ * followed while a pod is still initialising once they are stuck (failed, or running for
+ * {@link #STUCK_INIT}), so a stuck init step shows its output and a healthy one adds no noise.
+ * A pod deleted while followed ends its stream with a note line. The whole stream ends when
+ * the job has ended and every follower has read its container to the end.
  */
 public final class StreamingLogStream implements LogStream {
   private static final Logger LOG = LoggerFactory.getLogger(StreamingLogStream.class);
+  /** How long an init container may run before its log is shown as the reason for a wait. */
+  static final Duration STUCK_INIT = Duration.ofSeconds(10);
 
   private final KubeRest rest;
   private final JobRef job;
@@ -148,15 +154,15 @@ public final class StreamingLogStream implements LogStream {
   private record ContainerRef(String name, boolean init) {}
 
   /**
-   * The training container, and while the pod is Pending the init containers that have started
-   * (a stuck init step is often the reason a job does not start).
+   * The training container, and while the pod is Pending the init containers that are stuck (a
+   * stuck init step is often the reason a job does not start).
    */
   private List<ContainerRef> containersToFollow(JobReader.JobPod pod) {
     List<ContainerRef> containers = new ArrayList<>();
     if ("Pending".equals(pod.info().phase())) {
       for (Map<String, Object> status : JsonTree.maps(pod.object(), "status",
           "initContainerStatuses")) {
-        if (JsonTree.text(status, "containerID").isPresent()) {
+        if (JsonTree.text(status, "containerID").isPresent() && stuck(status)) {
           containers.add(new ContainerRef(JsonTree.string(status, "name").orElse(""), true));
         }
       }
@@ -164,6 +170,23 @@ public final class StreamingLogStream implements LogStream {
     containers.add(new ContainerRef(PodDiagnosis.trainingContainer(pod.object(), job.kind()),
         false));
     return containers;
+  }
+
+  /**
+   * Whether an init container holds its pod up: it failed (and is retried), or has been running
+   * for {@link #STUCK_INIT}. A healthy one is not followed: on a real cluster the operator gives
+   * every PyTorch Worker one that waits for the Master's name to resolve, and its nslookup output
+   * is no line of the training. When a stuck one is followed its log is read from the start.
+   */
+  private static boolean stuck(Map<String, Object> status) {
+    if (JsonTree.integer(status, "restartCount").orElse(0) > 0
+        || JsonTree.integer(status, "state", "terminated", "exitCode").orElse(0) != 0
+        || !JsonTree.map(status, "lastState", "terminated").isEmpty()) {
+      return true;
+    }
+    return JsonTree.instant(status, "state", "running", "startedAt")
+        .map(started -> started.plus(STUCK_INIT).isBefore(Instant.now()))
+        .orElse(false);
   }
 
   private void follow(JobReader.JobPod pod, ContainerRef container) {
@@ -189,6 +212,12 @@ public final class StreamingLogStream implements LogStream {
         if (tracked != null && !tracked.equals(id) && tracked.equals(ended)
             && previousRead.add(tracked)) {
           // The instance we followed restarted; its last lines may have missed our stream.
+          read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
+              Optional.empty(), seen.resumeFrom()));
+        } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
+            && selection.tail().isEmpty() && previousRead.add(ended)) {
+          // It crashed and was restarted before we first looked (a script failing at once
+          // restarts within our poll): its only record is the previous instance's log.
           read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
               Optional.empty(), seen.resumeFrom()));
         }
@@ -261,8 +290,18 @@ public final class StreamingLogStream implements LogStream {
         return 0;
       }
       Optional<String> raw;
+      boolean first = true;
       while ((raw = connection.nextLine()).isPresent()) {
         TimestampedLine line = TimestampedLine.parseLine(raw.get());
+        // Every line of a log read with timestamps carries one; the kubelet's own answer for a
+        // container it removed does not, and is no line of the replica's.
+        if (first && line.timestamp().isEmpty() && KubeRest.isLogGone(line.text())) {
+          note(replica, container, "(the kubelet no longer has this log: "
+              + (query.previous() ? "the run before the restart" : "the container") + " was"
+              + " removed)");
+          return delivered;
+        }
+        first = false;
         if (seen.admit(line)) {
           delivered++;
           deliver(new LogLine(replica, container.name(), line.text(), line.timestamp()));

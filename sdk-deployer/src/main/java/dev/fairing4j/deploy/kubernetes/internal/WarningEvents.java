@@ -3,6 +3,7 @@ package dev.fairing4j.deploy.kubernetes.internal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -22,19 +23,38 @@ public final class WarningEvents {
   private WarningEvents() {}
 
   /**
-   * The Warning events whose involved object is one of {@code names}, oldest first, formatted as
-   * {@code Reason kind/name: message (xN)}.
+   * The Warning events about the job {@code job} and its {@code pods} (objects as read), oldest
+   * first, formatted as {@code Reason kind/name: message (xN)}.
    */
-  public static List<String> about(KubeRest rest, String namespace, Set<String> names) {
-    return about(rest, namespace, names, LIMIT);
+  public static List<String> about(KubeRest rest, String namespace, Map<String, Object> job,
+      List<Map<String, Object>> pods, int limit) {
+    return about(rest, namespace, involved(job, pods), limit);
   }
 
   /**
-   * As {@link #about(KubeRest, String, Set)}, keeping only the newest {@code limit}: a status
-   * shows fewer than a failure report, which is read once.
+   * The objects whose events count, name to uid ({@code ""} when unknown): the job and its pods.
    */
-  public static List<String> about(KubeRest rest, String namespace, Set<String> names,
-      int limit) {
+  public static Map<String, String> involved(Map<String, Object> job,
+      List<Map<String, Object>> pods) {
+    Map<String, String> involved = new LinkedHashMap<>();
+    for (Map<String, Object> object : concat(job, pods)) {
+      JsonTree.text(object, "metadata", "name").ifPresent(name -> involved.put(name,
+          JsonTree.string(object, "metadata", "uid").orElse("")));
+    }
+    return involved;
+  }
+
+  /**
+   * The Warning events whose involved object is one of {@code involved} (name to uid), oldest
+   * first, keeping only the newest {@code limit}: a status shows fewer than a failure report,
+   * which is read once. Events outlive their object by an hour, and a job submitted again under
+   * its name (a rerun, {@code replaceExisting()}) gets pods of the same names: an event whose
+   * involved object carries a uid counts only when it is the uid of the object now, so the
+   * predecessor's events are not shown as this job's. An empty uid on either side matches by
+   * name alone.
+   */
+  public static List<String> about(KubeRest rest, String namespace,
+      Map<String, String> involved, int limit) {
     // Filtered here rather than by field selectors: a selector matches one involved object, not
     // the job and all its pods, and test doubles such as fabric8's mock ignore them.
     List<Map<String, Object>> events = rest.list(ResourceRef.EVENTS, Optional.of(namespace),
@@ -42,8 +62,11 @@ public final class WarningEvents {
     List<Map<String, Object>> matching = new ArrayList<>();
     for (Map<String, Object> event : events) {
       boolean warning = "Warning".equals(JsonTree.string(event, "type").orElse("Warning"));
-      String involved = JsonTree.string(event, "involvedObject", "name").orElse("");
-      if (warning && names.contains(involved)) {
+      String name = JsonTree.string(event, "involvedObject", "name").orElse("");
+      String uid = JsonTree.string(event, "involvedObject", "uid").orElse("");
+      String current = involved.get(name);
+      if (warning && current != null
+          && (uid.isEmpty() || current.isEmpty() || uid.equals(current))) {
         matching.add(event);
       }
     }
@@ -60,6 +83,14 @@ public final class WarningEvents {
     }
     List<String> all = new ArrayList<>(lines);
     return all.subList(Math.max(0, all.size() - limit), all.size());
+  }
+
+  private static List<Map<String, Object>> concat(Map<String, Object> first,
+      List<Map<String, Object>> rest) {
+    List<Map<String, Object>> all = new ArrayList<>();
+    all.add(first);
+    all.addAll(rest);
+    return all;
   }
 
   private static Instant time(Map<String, Object> event) {
