@@ -9,14 +9,15 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
-# Usage needs no build. ExampleScriptTest keeps this text equal to what Examples --help prints.
+# Usage needs no build. ScriptsIT keeps this text equal to what Examples --help prints.
 usage() {
   cat <<'USAGE'
 usage: scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO]
                           [--namespace NS] [--base IMAGE] [--epochs N] [--samples N]
-                          [--gpus N] [--git-url URL] [--quiet]
+                          [--gpus N] [--git-url URL] [--data-claim NAME] [--quiet]
   default: run on this machine (Clusters.local()); --dry-run prints the manifests only;
-  --kubeconfig FILE --registry REPO: build with Jib, push and submit to that cluster.
+  --kubeconfig FILE --registry REPO: build with Jib, push and submit to that cluster;
+  --data-claim NAME: FashionMNIST from that claim (pods on a cluster cannot download it).
 
 examples:
   traindb-mnist   PyTorchJob traindb-training-mnist saving mnist_cnn.pt to claim traindb-models-claim; monitor, logs, delete
