@@ -3,7 +3,6 @@ package dev.fairing4j.core;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -85,7 +84,7 @@ public final class ContextFile {
     try {
       return source != null ? Files.readAllBytes(source) : content.clone();
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw unreadable(e);
     }
   }
 
@@ -94,8 +93,14 @@ public final class ContextFile {
     try {
       return source != null ? Files.size(source) : content.length;
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw unreadable(e);
     }
+  }
+
+  // The file may have been moved or made unreadable since the context was prepared.
+  private FairingException unreadable(IOException e) {
+    return FairingException.of("read context file", String.valueOf(source), e.toString(),
+        "check that the file exists and is readable, then prepare the context again", e);
   }
 
   /** Lower-case hex SHA-256 of the content, computed once. */
@@ -111,8 +116,7 @@ public final class ContextFile {
         digest = HexFormat.of().formatHex(md.digest());
         sha256 = digest;
       } catch (IOException e) {
-        throw FairingException.of("read context file", String.valueOf(source), e.getMessage(),
-            "check that the file exists and is readable", e);
+        throw unreadable(e);
       } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException(e);
       }

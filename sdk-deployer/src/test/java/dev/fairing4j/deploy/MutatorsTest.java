@@ -1,7 +1,9 @@
 package dev.fairing4j.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
 import dev.fairing4j.deploy.internal.Json;
 import java.util.ArrayList;
@@ -185,6 +187,23 @@ class MutatorsTest {
 
   // A pod template with a sidecar before the training container, as a service mesh or a
   // log shipper would leave it.
+  @Test
+  void mutatorRecordsBuiltByHandRefuseContradictionsAsInvalidInput() {
+    assertThatThrownBy(() -> new dev.fairing4j.deploy.mutate.Env("TOKEN", Optional.of("x"),
+        Optional.of("secret"), Optional.of("key")))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("env TOKEN");
+          assertThat(e.fix()).contains("Mutators.envFromSecret");
+        });
+    assertThatThrownBy(() -> new dev.fairing4j.deploy.mutate.VolumeMount("data",
+        Map.of("emptyDir", Map.of(), "hostPath", Map.of("path", "/data")), "/data", false,
+        Optional.empty()))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("volume data");
+          assertThat(e.fix()).contains("Mutators.pvc");
+        });
+  }
+
   private static Map<String, Object> template() {
     Map<String, Object> template = Json.map();
     Map<String, Object> spec = Json.child(template, "spec");

@@ -31,7 +31,9 @@ public record Env(String name, Optional<String> value, Optional<String> secretNa
     Objects.requireNonNull(secretKey, "secretKey");
     if (value.isPresent() == secretName.isPresent()
         || secretName.isPresent() != secretKey.isPresent()) {
-      throw new IllegalArgumentException("give a value, or a secret name and key");
+      throw InvalidInputException.of("env " + name, "needs either a value or a secret name and"
+          + " key, not both or neither", "use Mutators.env(name, value) or"
+          + " Mutators.envFromSecret(name, secret, key)");
     }
     secretName.ifPresent(secret -> Validators.dns1123Subdomain("env " + name + " secret",
         secret));

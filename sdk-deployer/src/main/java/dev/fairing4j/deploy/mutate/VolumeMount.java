@@ -28,7 +28,9 @@ public record VolumeMount(String volumeName, Map<String, Object> source, String 
   public VolumeMount {
     Validators.dns1123Label("volume name", volumeName);
     if (Objects.requireNonNull(source, "source").size() != 1) {
-      throw new IllegalArgumentException("a volume has exactly one source: " + source);
+      throw InvalidInputException.of("volume " + volumeName, "has " + source.size()
+          + " sources (" + source.keySet() + "); a volume has exactly one",
+          "use one of Mutators.pvc, secretVolume, configMapVolume, emptyDir or hostPath");
     }
     source = Map.copyOf(source);
     checkMountPath(mountPath);
