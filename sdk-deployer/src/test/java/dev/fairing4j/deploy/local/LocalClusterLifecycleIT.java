@@ -276,14 +276,20 @@ class LocalClusterLifecycleIT {
     assertThat(streamed).containsExactly("[worker-0] late 2");
   }
 
-  /** Rank 0 ends at once; rank 1 waits for {@code /data/go} (at most 30 s), then ends. */
+  /**
+   * Rank 1 says it is up and waits for {@code /data/go}; rank 0 ends as soon as rank 1 is up
+   * (each waits at most 30 s).
+   */
   private static final String MASTER_THEN_WORKER = String.join("\n",
       "import os, time",
+      "end = time.time() + 30",
       "if os.environ['RANK'] == '0':",
+      "    while not os.path.exists('/data/worker-up') and time.time() < end:",
+      "        time.sleep(0.05)",
       "    print('master done', flush=True)",
       "else:",
       "    print('worker waiting', flush=True)",
-      "    end = time.time() + 30",
+      "    open('/data/worker-up', 'w').close()",
       "    while not os.path.exists('/data/go') and time.time() < end:",
       "        time.sleep(0.05)",
       "    print('worker done', flush=True)",

@@ -184,10 +184,22 @@ public final class LocalTrainingJob implements TrainingJob {
             && r.exitCode() != 0).findFirst());
     String message = status.decidingCondition().map(c -> c.message()).orElse("");
     List<String> lastLines = failed.map(r -> new LocalJobLogs(this::current, () -> true, jobDir)
-        .lastLines(r.shortName(), LAST_LINES)).orElse(List.of());
+        .lastLines(r.shortName(), LAST_LINES))
+        // no replica failed: a supervisor process that died says why in its own output
+        .orElseGet(() -> record.detached() ? supervisorOutput() : List.of());
     List<String> warnings = StatusMapper.warnings(record, Integer.MAX_VALUE);
     return new JobFailedException(status, failed.map(JobRecord.Replica::shortName),
         failed.map(JobRecord.Replica::exitCode), message, lastLines, warnings);
+  }
+
+  private List<String> supervisorOutput() {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(
+          jobDir.resolve(StateStore.SUPERVISOR_LOG));
+      return lines.subList(Math.max(0, lines.size() - LAST_LINES), lines.size());
+    } catch (java.io.IOException e) {
+      return List.of();
+    }
   }
 
   @Override
