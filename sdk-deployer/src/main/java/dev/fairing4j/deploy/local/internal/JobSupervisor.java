@@ -218,6 +218,8 @@ public final class JobSupervisor {
     awaitStopped();
     deleted = true;
     LiveJobs.remove(jobDir);
+    // whatever runs outside the job's process groups (a podman job's containers)
+    ContainerCleanup.run(jobDir);
     store.remove(jobDir);
   }
 
@@ -398,6 +400,7 @@ public final class JobSupervisor {
     r.process = null;
     r.exitCode = code;
     if (r.stopRequested || deleted || StateStore.isDeleting(jobDir)) {
+      launcher.removeLeftovers(r.id.podName());
       r.phase = code == 0 ? "Succeeded" : "Failed";
       String why = r.message == null ? "stopped because the job ended" : r.message;
       r.reason = StatusMapper.STOPPED;
