@@ -39,9 +39,16 @@ import java.util.Optional;
  *   <li>Restart policies, backoff limits, deadlines and the success rules follow the operator; a
  *       replica that requests more {@code nvidia.com/gpu} than the machine has stays Pending as
  *       Unschedulable unless {@link #ignoreGpuRequests()}.
- *   <li>Jobs are recorded in the state directory, so another instance or another JVM can
- *       {@link #list(String)} and {@link #attach(String, String)} them. Replicas die with the JVM
- *       that supervises them (parent-death signal), even when it is SIGKILLed.
+ *   <li>A job ends as the operator ends it: with a Master, when the Master succeeds; replicas
+ *       still running then are left to finish under {@code cleanPodPolicy} None (the default),
+ *       stopped under Running or All, and always stopped at a deadline or the backoff limit.
+ *   <li>Each job has a small supervisor process of its own (a JVM on the SDK's class path, in a
+ *       session of its own), so it keeps running when the JVM that submitted it exits, as a
+ *       cluster job does. Jobs are recorded in the state directory: another instance or another
+ *       JVM can {@link #list(String)} them, {@link #attach(String, String)} to them, follow their
+ *       logs and delete them; {@code delete()} returns once no process of the job is left.
+ *       Replicas die with their supervisor, even when it is SIGKILLed. {@link #tiedToJvm()}
+ *       makes the submitting JVM the supervisor instead, so jobs end with it.
  * </ul>
  *
  * <p>An immutable value: every option returns a new cluster.
@@ -70,9 +77,7 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
   /** Keeps job records, run directories and logs under {@code dir}. */
   public LocalCluster stateDir(Path dir) {
     Objects.requireNonNull(dir, "dir");
-    return with(new LocalSettings(dir.toAbsolutePath().normalize(), settings.volumesDir(),
-        settings.claims(), settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
-        settings.killOnTimeout()));
+    return with(settings.withStateDir(dir.toAbsolutePath().normalize()));
   }
 
   /**
@@ -81,9 +86,7 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
    */
   public LocalCluster volumesDir(Path dir) {
     Objects.requireNonNull(dir, "dir");
-    return with(new LocalSettings(settings.stateDir(), dir.toAbsolutePath().normalize(),
-        settings.claims(), settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
-        settings.killOnTimeout()));
+    return with(settings.withVolumesDir(dir.toAbsolutePath().normalize()));
   }
 
   /** Backs PersistentVolumeClaim {@code claimName} with {@code dir}. */
@@ -92,9 +95,7 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
     Objects.requireNonNull(dir, "dir");
     Map<String, Path> claims = new HashMap<>(settings.claims());
     claims.put(claimName, dir.toAbsolutePath().normalize());
-    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), claims,
-        settings.python(), settings.ignoreGpuRequests(), settings.sandbox(),
-        settings.killOnTimeout()));
+    return with(settings.withClaims(claims));
   }
 
   /**
@@ -103,15 +104,12 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
    */
   public LocalCluster python(Path interpreter) {
     Objects.requireNonNull(interpreter, "interpreter");
-    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
-        Optional.of(interpreter.toAbsolutePath()), settings.ignoreGpuRequests(),
-        settings.sandbox(), settings.killOnTimeout()));
+    return with(settings.withPython(Optional.of(interpreter.toAbsolutePath())));
   }
 
   /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
   public LocalCluster ignoreGpuRequests() {
-    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
-        settings.python(), true, settings.sandbox(), settings.killOnTimeout()));
+    return with(settings.withIgnoreGpuRequests(true));
   }
 
   /**
@@ -122,8 +120,7 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
    * sandbox's pid namespace prevents.
    */
   public LocalCluster withoutSandbox() {
-    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
-        settings.python(), settings.ignoreGpuRequests(), false, settings.killOnTimeout()));
+    return with(settings.withSandbox(false));
   }
 
   /**
@@ -131,8 +128,19 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
    * then ends Failed); by default the job keeps running, as it would on a cluster.
    */
   public LocalCluster killOnTimeout() {
-    return with(new LocalSettings(settings.stateDir(), settings.volumesDir(), settings.claims(),
-        settings.python(), settings.ignoreGpuRequests(), settings.sandbox(), true));
+    return with(settings.withKillOnTimeout(true));
+  }
+
+  /**
+   * Ties every job to this JVM, for scripts that must leave nothing running when they end: this
+   * JVM supervises the job itself, and when it exits, normally, by Ctrl-C or even by SIGKILL,
+   * the job's processes end with it (a later {@link #list(String)} shows the job Failed, its
+   * supervisor lost). By default a job has a small supervisor process of its own and keeps
+   * running when the JVM that submitted it exits, as a job on a cluster does; any JVM can then
+   * {@link #attach(String, String)} to it, follow its logs and delete it.
+   */
+  public LocalCluster tiedToJvm() {
+    return with(settings.withTiedToJvm(true));
   }
 
   /** The state directory. */
@@ -194,7 +202,8 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
         + (settings.sandbox() ? "bwrap" : "none")
         + settings.python().map(p -> ", python=" + p).orElse("")
         + (settings.ignoreGpuRequests() ? ", ignoreGpuRequests" : "")
-        + (settings.killOnTimeout() ? ", killOnTimeout" : "") + ")";
+        + (settings.killOnTimeout() ? ", killOnTimeout" : "")
+        + (settings.tiedToJvm() ? ", tiedToJvm" : "") + ")";
   }
 
   private RecordedJobs jobs() {

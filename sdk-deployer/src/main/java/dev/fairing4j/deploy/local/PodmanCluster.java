@@ -83,8 +83,7 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
   public PodmanCluster stateDir(Path dir) {
     Objects.requireNonNull(dir, "dir");
     LocalSettings l = settings.local();
-    return with(new LocalSettings(dir.toAbsolutePath().normalize(), l.volumesDir(), l.claims(),
-        l.python(), l.ignoreGpuRequests(), l.sandbox(), l.killOnTimeout()));
+    return with(l.withStateDir(dir.toAbsolutePath().normalize()));
   }
 
   /**
@@ -94,8 +93,7 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
   public PodmanCluster volumesDir(Path dir) {
     Objects.requireNonNull(dir, "dir");
     LocalSettings l = settings.local();
-    return with(new LocalSettings(l.stateDir(), dir.toAbsolutePath().normalize(), l.claims(),
-        l.python(), l.ignoreGpuRequests(), l.sandbox(), l.killOnTimeout()));
+    return with(l.withVolumesDir(dir.toAbsolutePath().normalize()));
   }
 
   /** Backs PersistentVolumeClaim {@code claimName} with {@code dir}. */
@@ -105,15 +103,13 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
     LocalSettings l = settings.local();
     Map<String, Path> claims = new HashMap<>(l.claims());
     claims.put(claimName, dir.toAbsolutePath().normalize());
-    return with(new LocalSettings(l.stateDir(), l.volumesDir(), claims, l.python(),
-        l.ignoreGpuRequests(), l.sandbox(), l.killOnTimeout()));
+    return with(l.withClaims(claims));
   }
 
   /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
   public PodmanCluster ignoreGpuRequests() {
     LocalSettings l = settings.local();
-    return with(new LocalSettings(l.stateDir(), l.volumesDir(), l.claims(), l.python(), true,
-        l.sandbox(), l.killOnTimeout()));
+    return with(l.withIgnoreGpuRequests(true));
   }
 
   /**
@@ -122,8 +118,7 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
    */
   public PodmanCluster killOnTimeout() {
     LocalSettings l = settings.local();
-    return with(new LocalSettings(l.stateDir(), l.volumesDir(), l.claims(), l.python(),
-        l.ignoreGpuRequests(), l.sandbox(), true));
+    return with(l.withKillOnTimeout(true));
   }
 
   /** The state directory. */

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +64,12 @@ class LocalClusterDdpIT {
   Path state;
   @TempDir
   Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
 
   @BeforeAll
   static void tools() {

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,6 +51,12 @@ class LocalClusterEnvContractIT {
   Path state;
   @TempDir
   Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
 
   @BeforeAll
   static void tools() {

@@ -20,11 +20,13 @@ import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.local.internal.GpuProbe;
 import dev.fairing4j.deploy.local.internal.LocalTrainingJob;
 import dev.fairing4j.deploy.local.internal.ProcessGroups;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,6 +43,12 @@ class LocalClusterFailureIT {
   Path state;
   @TempDir
   Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
 
   @BeforeAll
   static void tools() {
@@ -205,6 +213,44 @@ class LocalClusterFailureIT {
         .isEqualTo(JobPhase.SUCCEEDED);
   }
 
+  /**
+   * A supervisor task that fails, here because the record cannot be written (job.json has become
+   * a directory), fails the job and stops its processes: it is never only logged, which left the
+   * job Running with nobody recording it.
+   */
+  @Test
+  void aSupervisorTaskThatFailsFailsTheJobAndStopsIt() throws Exception {
+    Map<String, Object> container = Manifests.container("pytorch",
+        List.of("python", "/app/main.py"), Map.of(), 23456, "pytorchjob-port");
+    container.put("volumeMounts", List.of(Manifests.mount("data", "/data")));
+    RenderedJob manifest = Manifests.pyTorchJob("unrecorded", 1, container, "Never", Map.of(),
+        List.of(Manifests.pvcVolume("data", "unrecorded-data")), null);
+    // tied to this JVM: its supervisor's state is readable here without the file
+    TrainingJob job = submit(cluster().tiedToJvm(), manifest, String.join("\n",
+        "import os, time",
+        "if os.environ['RANK'] == '0':",
+        "    print('sleeping', flush=True)",
+        "    time.sleep(60)",
+        "end = time.time() + 30",
+        "while not os.path.exists('/data/go') and time.time() < end:",
+        "    time.sleep(0.05)"));
+    List<Long> pids = awaitSleeper(job);
+    Path record = state.resolve("jobs/default/unrecorded/job.json");
+    Files.delete(record);
+    Files.createDirectories(record.resolve("in-the-way"));
+
+    // The worker ends: a change the supervisor must record, and cannot.
+    Files.createFile(volumes.resolve("unrecorded-data/go"));
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(30)));
+
+    assertThat(failure).as("the job failed rather than stay Running unrecorded").isNotNull();
+    assertThat(failure.getMessage()).contains("local supervisor failed", "job.json");
+    assertThat(pids).noneMatch(LocalClusterFailureIT::alive);
+    job.delete();
+    assertThat(state.resolve("jobs/default/unrecorded")).doesNotExist();
+  }
+
   private static final String SLEEPER = String.join("\n",
       "import subprocess, time",
       "open('/data/started', 'w').close()",
@@ -212,13 +258,13 @@ class LocalClusterFailureIT {
       "print('sleeping', flush=True)",
       "time.sleep(60)");
 
-  /** Waits until the sleeper's child runs, then returns every pid of the replica's tree. */
+  /** Waits until the sleeper runs, then returns every pid of the job's processes. */
   private static List<Long> awaitSleeper(TrainingJob job) throws InterruptedException {
     Instant end = Instant.now().plusSeconds(20);
     while (Instant.now().isBefore(end)) {
       boolean printed = job.logs().snapshot().stream().anyMatch(l -> l.text().equals("sleeping"));
       List<Long> tree = ((LocalTrainingJob) job).processTree();
-      // bwrap, its pid-1 helper, python and sleep
+      // bwrap, its pid-1 helper and python (with sleep, or a second replica)
       if (printed && tree.size() >= 4) {
         return tree;
       }

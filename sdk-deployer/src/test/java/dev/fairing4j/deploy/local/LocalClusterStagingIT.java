@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,6 +42,12 @@ class LocalClusterStagingIT {
   Path state;
   @TempDir
   Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
   @TempDir
   Path wheels;
 

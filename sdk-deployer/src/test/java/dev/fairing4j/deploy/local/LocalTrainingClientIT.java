@@ -2,6 +2,7 @@ package dev.fairing4j.deploy.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.JobPhase;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +33,12 @@ class LocalTrainingClientIT {
   Path state;
   @TempDir
   Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
 
   @BeforeAll
   static void tools() {

@@ -20,6 +20,18 @@ public final class Bubblewrap implements Sandbox {
   private static final List<String> SYSTEM_LINKS =
       List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32");
   private static final String HOME = "/root";
+  /** How a supervisor tells bwrap's own processes from the replica's: by their command. */
+  static final ReplicaLauncher LAUNCHER = new ReplicaLauncher() {
+    @Override
+    public boolean isWrapper(ProcessGroups.Stat member, long leader) {
+      return member.command().equals("bwrap");
+    }
+
+    @Override
+    public String toString() {
+      return "bwrap";
+    }
+  };
 
   private final Path bwrap;
   private final Path setsid;
@@ -104,7 +116,7 @@ public final class Bubblewrap implements Sandbox {
 
   @Override
   public boolean isWrapper(ProcessGroups.Stat member, long leader) {
-    return member.command().equals("bwrap");
+    return LAUNCHER.isWrapper(member, leader);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.local.internal;
 
+import dev.fairing4j.deploy.kubeflow.CleanPodPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,16 +23,20 @@ import java.util.Optional;
  * @param elasticPolicy PyTorchJob's {@code elasticPolicy}; empty when the job is not elastic
  * @param successPolicy TFJob's {@code successPolicy} ("" or "AllWorkers")
  * @param batch completions and parallelism of a plain Job
+ * @param cleanPodPolicy which replicas are stopped when the job's own rules end it
+ *     ({@code runPolicy.cleanPodPolicy}, default None); a plain Job stops its active pods, as
+ *     the Job controller deletes them, which is Running
  * @param objects every rendered object, dependencies first
  */
 public record JobPlan(LocalKind kind, String name, String namespace, List<Group> groups,
     Optional<Integer> backoffLimit, Optional<Long> activeDeadlineSeconds,
     Optional<String> nprocPerNode, Map<String, Object> elasticPolicy, String successPolicy,
-    Optional<Batch> batch, List<Map<String, Object>> objects) {
+    Optional<Batch> batch, CleanPodPolicy cleanPodPolicy, List<Map<String, Object>> objects) {
 
   /** Copies the collections. */
   public JobPlan {
     Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(cleanPodPolicy, "cleanPodPolicy");
     groups = List.copyOf(groups);
     elasticPolicy = Map.copyOf(elasticPolicy);
     objects = List.copyOf(objects);

@@ -6,7 +6,7 @@ import java.util.Map;
 
 /**
  * What the state directory keeps about one local job ({@code job.json}): enough for another JVM to
- * list it, show its status, follow its logs and stop it. Written by the supervising JVM on every
+ * list it, show its status, follow its logs and stop it. Written by the job's supervisor on every
  * change; times are ISO-8601 strings.
  *
  * @param version the format version
@@ -14,8 +14,9 @@ import java.util.Map;
  * @param name the job name
  * @param namespace the namespace
  * @param createdAt when it was submitted
- * @param supervisorPid the JVM that supervises it
- * @param supervisorStartedAt that JVM's start time, to tell it from a recycled pid
+ * @param supervisorPid the process that supervises it: a supervisor of its own, or the JVM that
+ *     submitted it ({@code detached} false)
+ * @param supervisorStartedAt that process's start time, to tell it from a recycled pid
  * @param sandbox how replicas run: {@code bwrap}, {@code none} or {@code podman}
  * @param manifest the rendered objects it was submitted with
  * @param ports declared ports mapped to local ports, per pod
@@ -25,13 +26,15 @@ import java.util.Map;
  * @param settled true once it is terminal and none of its processes is left
  * @param replicas every replica
  * @param events Normal and Warning events, oldest first
+ * @param detached true when the supervisor is a process of the job's own, which outlives the JVM
+ *     that submitted the job and may be killed by whoever deletes it
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record JobRecord(int version, String kind, String name, String namespace,
     String createdAt, long supervisorPid, String supervisorStartedAt, String sandbox,
     List<Map<String, Object>> manifest, Map<String, Map<Integer, Integer>> ports,
     List<Condition> conditions, String startTime, String completionTime, boolean settled,
-    List<Replica> replicas, List<Event> events) {
+    List<Replica> replicas, List<Event> events, boolean detached) {
 
   /** The current format. */
   public static final int VERSION = 1;

@@ -26,8 +26,10 @@ import java.util.Set;
 /**
  * Submits a rendered job to this machine: reads the manifest, stages the build context, chooses
  * the interpreter and installs requirements, works out each replica's command line and
- * environment, then hands the job to a supervisor. Everything that can be wrong with the job is
- * found here, before any replica starts; a failed submit leaves nothing in the state directory.
+ * environment, then hands the job to a supervisor: a process of the job's own, started while the
+ * job is prepared, so the job outlives this JVM; or this JVM, when the cluster is
+ * {@code tiedToJvm()}. Everything that can be wrong with the job is found here, before any
+ * replica starts; a failed submit leaves nothing in the state directory and no process.
  */
 public final class LocalSubmitter {
   /** The PATH of a typical container image. */
@@ -51,9 +53,19 @@ public final class LocalSubmitter {
       throw FairingException.of("submit job locally", jobDir.toString(), e.getMessage(),
           "check the permissions of " + settings.stateDir(), e);
     }
+    Optional<DetachedSupervisor> detached = Optional.empty();
     try {
-      return prepareAndStart(settings, plan, context, sandbox, store, jobDir, listener);
+      // Started first: the supervisor's JVM boots while the job is staged and probed.
+      detached = settings.tiedToJvm() ? Optional.empty()
+          : Optional.of(DetachedSupervisor.assign(store, plan.namespace(), plan.name()));
+      TrainingJob handle = prepareAndStart(settings, plan, context, sandbox, store, jobDir,
+          listener, detached);
+      if (detached.isPresent() && progress != null && progress != ProgressListener.NONE) {
+        PhaseRelay.start(store, jobDir, plan.name(), listener);
+      }
+      return handle;
     } catch (RuntimeException e) {
+      detached.ifPresent(DetachedSupervisor::cancel);
       // A supervisor that got as far as starting replicas stops them before the files go.
       LiveJobs.get(jobDir).ifPresent(JobSupervisor::delete);
       LiveJobs.remove(jobDir);
@@ -64,7 +76,7 @@ public final class LocalSubmitter {
 
   private static TrainingJob prepareAndStart(LocalSettings settings, JobPlan plan,
       BuildContext context, Sandbox sandbox, StateStore store, Path jobDir,
-      ProgressListener listener) {
+      ProgressListener listener, Optional<DetachedSupervisor> detached) {
     for (JobPlan.Group group : plan.groups()) {
       if (!group.pod().otherContainers().isEmpty()) {
         listener.onEvent(new ProgressEvent.Note("local cluster: " + group.type()
@@ -138,11 +150,20 @@ public final class LocalSubmitter {
       LaunchSpec spec = new LaunchSpec(python(argv, interpreter), workingDir(group, context),
           staged.runDir(), staged.workingDir(), binds, binDir,
           interpreter.map(InterpreterResolver.Interpreter::hostDirs).orElse(List.of()), devices);
-      prepared.put(id.podName(), new PreparedReplica(id, sandbox.command(spec),
+      prepared.put(id.podName(), new PreparedReplica(id,
+          SignalDefaults.wrap(sandbox.command(spec)),
           sandbox.directory(spec), env, container.gpus()));
     }
+    Instant created = Instant.now();
+    if (detached.isPresent()) {
+      detached.get().hand(jobDir, store, SupervisorSpec.of(plan, created, sandbox, prepared, ports,
+          gpus, settings.ignoreGpuRequests()), JobSupervisor.initialRecord(plan, ports,
+          sandbox.toString(), detached.get().handle(), created));
+      return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
+          plan.namespace(), settings.killOnTimeout());
+    }
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, sandbox, prepared, ports,
-        gpus, settings.ignoreGpuRequests(), listener);
+        gpus, settings.ignoreGpuRequests(), false, created, listener);
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),

@@ -68,8 +68,15 @@ public final class LocalTrainingJob implements TrainingJob {
       JobRecord record = record();
       boolean supervised = supervised(record);
       JobStatus status = StatusMapper.toStatus(record, supervised);
-      // Terminal and nothing left running: a caller that goes on finds no process behind.
-      boolean over = status.isTerminal() && (record.settled() || !supervised);
+      // Terminal, and the stops the end ordered are done: a caller that goes on finds none of
+      // them still running. Replicas a clean-pod policy of None leaves running may go on, as
+      // their pods do on a cluster.
+      boolean stopping = record.replicas().stream()
+          .anyMatch(r -> StatusMapper.TERMINATING.equals(r.reason()));
+      boolean over = status.isTerminal() && (record.settled() || !supervised || !stopping);
+      if (over) {
+        DetachedControl.awaitSupervisorExit(record);
+      }
       if (over && status.phase() == JobPhase.SUCCEEDED) {
         return status;
       }
@@ -120,11 +127,15 @@ public final class LocalTrainingJob implements TrainingJob {
   }
 
   /**
-   * The pids of the job's processes and their descendants right now (empty when this JVM does
-   * not run the job); for tests that check nothing is left behind.
+   * The pids of the job's processes and their descendants right now, its supervisor process
+   * included when it has one; for tests that check nothing is left behind.
    */
   public List<Long> processTree() {
-    return LiveJobs.get(jobDir).map(JobSupervisor::processTree).orElse(List.of());
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    if (live.isPresent()) {
+      return live.get().processTree();
+    }
+    return store.readMarked(jobDir).map(DetachedControl::processTree).orElse(List.of());
   }
 
   private void stopAfter(String why) {
@@ -133,9 +144,7 @@ public final class LocalTrainingJob implements TrainingJob {
     if (live.isPresent()) {
       live.get().stop(message);
     } else {
-      // Only the supervising JVM writes a job's record; from here the job can only be removed,
-      // or its supervisor would restart the replicas we stop.
-      DetachedControl.delete(store, jobDir);
+      DetachedControl.stop(store, jobDir, message);
     }
   }
 
@@ -175,10 +184,22 @@ public final class LocalTrainingJob implements TrainingJob {
             && r.exitCode() != 0).findFirst());
     String message = status.decidingCondition().map(c -> c.message()).orElse("");
     List<String> lastLines = failed.map(r -> new LocalJobLogs(this::current, () -> true, jobDir)
-        .lastLines(r.shortName(), LAST_LINES)).orElse(List.of());
+        .lastLines(r.shortName(), LAST_LINES))
+        // no replica failed: a supervisor process that died says why in its own output
+        .orElseGet(() -> record.detached() ? supervisorOutput() : List.of());
     List<String> warnings = StatusMapper.warnings(record, Integer.MAX_VALUE);
     return new JobFailedException(status, failed.map(JobRecord.Replica::shortName),
         failed.map(JobRecord.Replica::exitCode), message, lastLines, warnings);
+  }
+
+  private List<String> supervisorOutput() {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(
+          jobDir.resolve(StateStore.SUPERVISOR_LOG));
+      return lines.subList(Math.max(0, lines.size() - LAST_LINES), lines.size());
+    } catch (java.io.IOException e) {
+      return List.of();
+    }
   }
 
   @Override

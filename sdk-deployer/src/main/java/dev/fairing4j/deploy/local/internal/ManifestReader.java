@@ -2,6 +2,7 @@ package dev.fairing4j.deploy.local.internal;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
+import dev.fairing4j.deploy.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -86,7 +87,8 @@ public final class ManifestReader {
         Maps.number(runPolicy, "backoffLimit").map(Long::intValue),
         Maps.number(runPolicy, "activeDeadlineSeconds"),
         Maps.string(spec, "nprocPerNode"), Maps.map(spec, "elasticPolicy"),
-        Maps.string(spec, "successPolicy").orElse(""), Optional.empty(), job.objects());
+        Maps.string(spec, "successPolicy").orElse(""), Optional.empty(),
+        cleanPodPolicy(runPolicy), job.objects());
   }
 
   private static JobPlan readBatch(RenderedJob job, Map<String, Object> spec) {
@@ -108,7 +110,19 @@ public final class ManifestReader {
         Optional.of(Maps.number(spec, "backoffLimit").map(Long::intValue).orElse(6)),
         Maps.number(spec, "activeDeadlineSeconds"), Optional.empty(), Map.of(), "",
         Optional.of(new JobPlan.Batch(completions, Math.max(1, Math.min(parallelism,
-            completions)), indexed)), job.objects());
+            completions)), indexed)), CleanPodPolicy.RUNNING, job.objects());
+  }
+
+  /** {@code runPolicy.cleanPodPolicy}; the operator's default is None. */
+  private static CleanPodPolicy cleanPodPolicy(Map<String, Object> runPolicy) {
+    String value = Maps.string(runPolicy, "cleanPodPolicy").orElse(CleanPodPolicy.NONE.value());
+    for (CleanPodPolicy policy : CleanPodPolicy.values()) {
+      if (policy.value().equals(value)) {
+        return policy;
+      }
+    }
+    throw InvalidInputException.of("spec.runPolicy.cleanPodPolicy",
+        "'" + value + "' is not a clean-pod policy", "use None, Running or All");
   }
 
   private static JobPlan.Pod readPod(String field, Map<String, Object> template,

@@ -62,7 +62,7 @@ public final class PodmanLauncher implements ReplicaLauncher {
   }
 
   @Override
-  public void afterKill(String podName) {
+  public void removeLeftovers(String podName) {
     tool.remove(List.of(containerName(podName)));
   }
 

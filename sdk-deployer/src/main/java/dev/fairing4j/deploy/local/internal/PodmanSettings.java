@@ -25,12 +25,13 @@ public record PodmanSettings(LocalSettings local, Optional<Path> containersConf,
   /**
    * The defaults: jobs recorded under the local cluster's state directory in {@code podman/} (a
    * cluster of their own), claims in the same directories as the local cluster's, so a model
-   * saved by either is found at the same place.
+   * saved by either is found at the same place. Podman jobs are supervised by the JVM that
+   * submits them, whose watchdog removes their containers when it dies.
    */
   public static PodmanSettings defaults() {
     LocalSettings local = LocalSettings.defaults();
     return new PodmanSettings(new LocalSettings(local.stateDir().resolve("podman"),
-        local.volumesDir(), local.claims(), Optional.empty(), false, true, false),
+        local.volumesDir(), local.claims(), Optional.empty(), false, true, false, true),
         Optional.empty(), Optional.empty());
   }
 

@@ -110,7 +110,7 @@ public final class PodmanSubmitter {
           ? GpuProbe.devices().stream().map(Path::toString).toList() : List.of();
       String name = launcher.containerName(id.podName());
       names.add(name);
-      List<String> command = new ArrayList<>(wrapper);
+      List<String> command = SignalDefaults.wrap(wrapper);
       command.addAll(tool.command(runArgs(name, id, launcher, container, env,
           expand(container.command(), defined, rewriter),
           expand(container.args(), defined, rewriter),
@@ -121,8 +121,9 @@ public final class PodmanSubmitter {
     // A container under one of these names is a leftover of this job (a JVM killed with its
     // watchdog); podman run --name would refuse to start beside it.
     tool.remove(names);
+    // Tied to this JVM: its watchdog removes the containers when the JVM dies.
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, launcher, prepared, ports,
-        gpus, local.ignoreGpuRequests(), listener);
+        gpus, local.ignoreGpuRequests(), false, Instant.now(), listener);
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),

@@ -15,9 +15,11 @@ public interface ReplicaLauncher {
   boolean isWrapper(ProcessGroups.Stat member, long leader);
 
   /**
-   * Called after the replica's process group was sent SIGKILL: stops what lives outside the
-   * group. Nothing for a sandbox (its processes are all in the group); a podman container runs
-   * under conmon in a session of its own and outlives its killed {@code podman run}.
+   * Called after the replica's process group was sent SIGKILL, and once a replica that was
+   * stopped has ended: removes what lives outside the group. Nothing for a sandbox (its
+   * processes are all in the group); a podman container runs under conmon in a session of its
+   * own and outlives a killed {@code podman run}, and one stopped while it was being created is
+   * left behind, neither started nor removed.
    */
-  default void afterKill(String podName) {}
+  default void removeLeftovers(String podName) {}
 }

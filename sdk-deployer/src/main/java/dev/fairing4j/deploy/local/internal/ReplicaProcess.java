@@ -90,7 +90,7 @@ public final class ReplicaProcess {
   public void kill() {
     process.destroyForcibly();
     ProcessGroups.signal(pid, true, m -> true);
-    launcher.afterKill(podName);
+    launcher.removeLeftovers(podName);
   }
 
   /** The pids of the process and everything it started, for callers that check they are gone. */

@@ -21,18 +21,45 @@ import java.util.stream.Stream;
  * {@code <state>/jobs/<namespace>/<job>/}, holding {@code job.json}, the run directory and the
  * replica logs. Writes replace {@code job.json} atomically, so a reader in another JVM never sees
  * half a file.
+ *
+ * <p>Only the job's supervisor writes {@code job.json} (the submitter writes the first record
+ * before it hands the job over). Everyone else asks through control files the supervisor polls:
+ * {@code deleting} (stop everything, write nothing more) and {@code stop} (fail the job with
+ * the file's message and stop its processes).
  */
 public final class StateStore {
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
   private static final String RECORD = "job.json";
   private static final String DELETING = "deleting";
+  private static final String STOP = "stop";
+  /** The detached supervisor's output, where its own failures show. */
+  static final String SUPERVISOR_LOG = "supervisor.log";
 
   private final Path root;
 
   /** A store under {@code root}. */
   public StateStore(Path root) {
     this.root = root.toAbsolutePath().normalize();
+  }
+
+  /**
+   * Prepares the JSON writer for job records (class loading, introspection: a tenth of a second
+   * or more in a fresh JVM), so a supervisor process can do it while it starts its replicas.
+   */
+  static void warmUp() {
+    JobRecord.Replica replica = new JobRecord.Replica("Master", 0, "w-master-0", "master-0",
+        "pytorch", "Pending", null, null, 0, null, null, null, null, false);
+    JobRecord record = new JobRecord(JobRecord.VERSION, "PyTorchJob", "w", "default", null, 0,
+        null, null, List.of(), java.util.Map.of("w-master-0", java.util.Map.of(1, 2)),
+        List.of(new JobRecord.Condition("Created", "True", "r", "m", null, null)), null, null,
+        false, List.of(replica), List.of(new JobRecord.Event("Normal", "r", "o", "m", null)),
+        true);
+    try {
+      JSON.writeValue(java.io.OutputStream.nullOutputStream(), record);
+    } catch (IOException e) {
+      // only a warm-up: the first real write reports what is wrong
+    }
   }
 
   /** The state directory. */
@@ -84,8 +111,11 @@ public final class StateStore {
     if (!Files.isDirectory(jobDir) || Files.exists(jobDir.resolve(DELETING))) {
       return false;
     }
-    Path tmp = jobDir.resolve(RECORD + ".tmp");
+    Path tmp = null;
     try {
+      // A temporary file of its own per write: two writers sharing one name (job.json.tmp)
+      // moved each other's file away, and the loser failed with NoSuchFileException.
+      tmp = Files.createTempFile(jobDir, RECORD + ".", ".tmp");
       JSON.writeValue(tmp.toFile(), record);
       try {
         Files.move(tmp, jobDir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE,
@@ -95,11 +125,52 @@ public final class StateStore {
       }
       return true;
     } catch (IOException e) {
-      if (!Files.isDirectory(jobDir)) {
+      deleteQuietly(tmp);
+      if (!Files.isDirectory(jobDir) || Files.exists(jobDir.resolve(DELETING))) {
         return false;
       }
-      throw FairingException.of("write local job state", jobDir.toString(), e.getMessage(),
-          "check free disk space in " + root, e);
+      throw FairingException.of("write local job state", jobDir.toString(), e.toString(),
+          "check free disk space and permissions in " + root, e);
+    }
+  }
+
+  /**
+   * Asks the job's supervisor, in whichever process it runs, to fail the job with
+   * {@code message} and stop its processes.
+   */
+  public void requestStop(Path jobDir, String message) {
+    try {
+      Path tmp = Files.createTempFile(jobDir, STOP + ".", ".tmp");
+      Files.writeString(tmp, message);
+      Files.move(tmp, jobDir.resolve(STOP), StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw FairingException.of("stop local job", jobDir.toString(), e.toString(),
+          "check the permissions of " + root, e);
+    }
+  }
+
+  /** The pending stop request of the job, taken (removed) by its supervisor. */
+  Optional<String> takeStopRequest(Path jobDir) {
+    Path file = jobDir.resolve(STOP);
+    try {
+      String message = Files.readString(file);
+      Files.deleteIfExists(file);
+      return Optional.of(message);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of("stopped on request (the request could not be read: " + e + ")");
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    if (file != null) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException ignored) {
+        // a temporary file in a directory that is going away
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy.local.internal;
 
 import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
@@ -23,6 +24,10 @@ import java.util.Set;
 public final class StatusMapper {
   /** The reason of a replica whose supervisor is gone. */
   public static final String SUPERVISOR_LOST = "SupervisorLost";
+  /** The reason of a replica the job's end stopped (its pod deleted, on a cluster). */
+  public static final String STOPPED = "Stopped";
+  /** The reason of a replica being stopped, until its processes are gone. */
+  public static final String TERMINATING = "Terminating";
   /** At most this many Warning events in a status, the newest, as on Kubernetes. */
   public static final int STATUS_WARNINGS = 10;
 
@@ -41,10 +46,20 @@ public final class StatusMapper {
   /**
    * The status of {@code record}.
    *
-   * @param supervised whether the supervising JVM still runs
+   * <p>Replica counts follow the operator. A Running replica is active, but once the job has
+   * succeeded it counts as succeeded (the operator adds {@code active} to {@code succeeded}
+   * then). A replica the job's end stopped (reason {@link #STOPPED}: a pod the operator deletes
+   * under cleanPodPolicy Running or All, or at a deadline or the backoff limit) is no longer
+   * listed among the pods; it counts as succeeded in a succeeded job and as failed in a failed
+   * one. So in a finished job every started replica is counted exactly once; Pending replicas
+   * count nowhere, as on the operator.
+   *
+   * @param supervised whether the job's supervisor still runs
    */
   public static JobStatus toStatus(JobRecord record, boolean supervised) {
     JobRecord current = supervised || record.settled() ? record : orphaned(record);
+    List<JobCondition> conditions = conditions(current);
+    boolean succeeded = JobStatus.phaseOf(conditions) == JobPhase.SUCCEEDED;
     Map<String, int[]> counts = new LinkedHashMap<>();
     List<PodInfo> pods = new ArrayList<>();
     for (JobRecord.Replica r : current.replicas()) {
@@ -52,25 +67,29 @@ public final class StatusMapper {
       if (!r.created()) {
         continue;
       }
+      boolean deleted = isDeleted(r);
       switch (r.phase()) {
-        case "Running" -> c[0]++;
+        case "Running" -> c[succeeded ? 1 : 0]++;
         case "Succeeded" -> c[1]++;
-        case "Failed" -> {
-          if (!"Stopped".equals(r.reason())) {
-            c[2]++;
-          }
-        }
+        case "Failed" -> c[deleted && succeeded ? 1 : 2]++;
         default -> { }
       }
-      pods.add(new PodInfo(r.podName(), r.type(), r.index(), r.phase(),
-          Optional.ofNullable(r.node()), Optional.ofNullable(r.reason()),
-          Optional.ofNullable(r.message()), r.restarts(), Optional.ofNullable(r.exitCode())));
+      if (!deleted) {
+        pods.add(new PodInfo(r.podName(), r.type(), r.index(), r.phase(),
+            Optional.ofNullable(r.node()), Optional.ofNullable(r.reason()),
+            Optional.ofNullable(r.message()), r.restarts(), Optional.ofNullable(r.exitCode())));
+      }
     }
     Map<String, ReplicaStatus> replicaStatuses = new LinkedHashMap<>();
     counts.forEach((type, c) -> replicaStatuses.put(type, new ReplicaStatus(c[0], c[1], c[2])));
-    return new JobStatus(current.name(), current.kind(), conditions(current), replicaStatuses,
+    return new JobStatus(current.name(), current.kind(), conditions, replicaStatuses,
         instant(current.startTime()), instant(current.completionTime()), pods,
         warnings(current, STATUS_WARNINGS));
+  }
+
+  /** Whether the job's end stopped the replica: the operator would have deleted its pod. */
+  static boolean isDeleted(JobRecord.Replica r) {
+    return STOPPED.equals(r.reason()) && r.pid() == null;
   }
 
   /**
@@ -98,14 +117,14 @@ public final class StatusMapper {
       } else if (alive(r)) {
         alive++;
         replicas.add(new JobRecord.Replica(r.type(), r.index(), r.podName(), r.shortName(),
-            r.container(), "Running", SUPERVISOR_LOST, "still running, but the JVM that"
-                + " supervised it (pid " + record.supervisorPid() + ") has exited;"
+            r.container(), "Running", SUPERVISOR_LOST, "still running, but "
+                + supervisorName(record) + " (pid " + record.supervisorPid() + ") has exited;"
                 + " delete() stops it", r.restarts(), r.exitCode(), r.pid(), r.pidStartedAt(),
             r.node(), r.created()));
       } else {
         replicas.add(new JobRecord.Replica(r.type(), r.index(), r.podName(), r.shortName(),
             r.container(), "Unknown", SUPERVISOR_LOST, "its process " + r.pid()
-                + " ended with the JVM that supervised it (pid " + record.supervisorPid()
+                + " ended with " + supervisorName(record) + " (pid " + record.supervisorPid()
                 + "); its exit code is unknown", r.restarts(), r.exitCode(), null, null,
             r.node(), r.created()));
       }
@@ -115,10 +134,12 @@ public final class StatusMapper {
         .anyMatch(c -> c.type().equals("Failed") && c.status().equals("True"));
     if (!failed) {
       String now = Instant.now().toString();
-      String message = "the JVM that supervised " + record.kind() + " " + record.name()
+      String message = supervisorName(record) + " of " + record.kind() + " " + record.name()
           + " (pid " + record.supervisorPid() + ") exited before the job ended; "
           + (alive == 0 ? "its replicas ended with it"
-              : alive + " replica(s) still run unsupervised; delete() stops them");
+              : alive + " replica(s) still run unsupervised; delete() stops them")
+          + (record.detached() ? " (its output: " + StateStore.SUPERVISOR_LOG
+              + " in the job's state directory)" : "");
       conditions.replaceAll(c -> c.type().equals("Running")
           ? new JobRecord.Condition(c.type(), "False", c.reason(), c.message(),
               c.lastUpdateTime(), c.lastTransitionTime()) : c);
@@ -128,7 +149,11 @@ public final class StatusMapper {
     return new JobRecord(record.version(), record.kind(), record.name(), record.namespace(),
         record.createdAt(), record.supervisorPid(), record.supervisorStartedAt(),
         record.sandbox(), record.manifest(), record.ports(), conditions, record.startTime(),
-        record.completionTime(), alive == 0, replicas, record.events());
+        record.completionTime(), alive == 0, replicas, record.events(), record.detached());
+  }
+
+  private static String supervisorName(JobRecord record) {
+    return record.detached() ? "the supervisor process" : "the JVM that supervised it";
   }
 
   private static boolean alive(JobRecord.Replica r) {

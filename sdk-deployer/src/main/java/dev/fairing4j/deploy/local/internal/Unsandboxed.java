@@ -17,6 +17,19 @@ import java.util.Map;
  * namespace prevents.
  */
 public final class Unsandboxed implements Sandbox {
+  /** Every process of an unsandboxed replica is the replica's own. */
+  static final ReplicaLauncher LAUNCHER = new ReplicaLauncher() {
+    @Override
+    public boolean isWrapper(ProcessGroups.Stat member, long leader) {
+      return false;
+    }
+
+    @Override
+    public String toString() {
+      return "none";
+    }
+  };
+
   private final Path setsid;
   private final Path setpriv;
 

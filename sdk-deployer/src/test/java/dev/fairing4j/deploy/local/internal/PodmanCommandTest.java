@@ -118,7 +118,7 @@ class PodmanCommandTest {
 
   private PodmanSettings settings(Optional<Path> conf) {
     return new PodmanSettings(new LocalSettings(state, state.resolve("volumes"), Map.of(),
-        Optional.empty(), false, true, false), conf, Optional.of(Path.of("/bin/true")));
+        Optional.empty(), false, true, false, true), conf, Optional.of(Path.of("/bin/true")));
   }
 
   private static JobPlan.Container container(List<String> command) {

@@ -20,7 +20,7 @@ class StatusMapperTest {
         "2026-01-01T00:00:00Z", ProcessHandle.current().pid(), null, "bwrap", List.of(),
         Map.of(), List.of(new JobRecord.Condition("Created", "True", "PyTorchJobCreated", "",
             "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")), "2026-01-01T00:00:00Z", null,
-        false, List.of(pending), events);
+        false, List.of(pending), events, false);
   }
 
   private static JobRecord.Event event(String type, String reason, String object,
