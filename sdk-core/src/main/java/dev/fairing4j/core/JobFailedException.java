@@ -27,8 +27,12 @@ public final class JobFailedException extends FairingException {
   public JobFailedException(JobStatus status, Optional<String> failedReplica,
       Optional<Integer> exitCode, String message, List<String> lastLines, List<String> warnings) {
     super("training job", status.kind() + " " + status.name(),
-        describe(failedReplica, exitCode, message, lastLines, warnings),
-        "read job.logs() and the events above; fix the script or the resources and run again",
+        describe(failedReplica, exitCode, restarts(status, failedReplica), message, lastLines,
+            warnings),
+        "read the last lines and events above (all of the log: job.logs()); fix the script or"
+            + " the resources and run again. A replica that exits non-zero is restarted at most"
+            + " .backoffLimit(n) times (3 by default) before the job fails;"
+            + " .restartPolicy(RestartPolicy.NEVER) fails it at the first exit",
         null, exitCode.orElse(null), null);
     this.status = status;
     this.failedReplica = failedReplica.orElse(null);
@@ -56,12 +60,20 @@ public final class JobFailedException extends FairingException {
     return warnings;
   }
 
+  /** The failed replica's restarts, from its pod in {@code status} (gone pods: unknown). */
+  private static Optional<Integer> restarts(JobStatus status, Optional<String> replica) {
+    return replica.flatMap(r -> status.pods().stream()
+        .filter(p -> p.name().endsWith("-" + r)).findFirst()).map(PodInfo::restarts);
+  }
+
   private static String describe(Optional<String> replica, Optional<Integer> exitCode,
-      String message, List<String> lastLines, List<String> warnings) {
+      Optional<Integer> restarts, String message, List<String> lastLines, List<String> warnings) {
     StringBuilder text = new StringBuilder();
     replica.ifPresent(r -> text.append("replica ").append(r));
     exitCode.ifPresent(c -> text.append(text.length() > 0 ? " " : "").append("exited with code ")
         .append(c));
+    restarts.filter(n -> n > 0).ifPresent(n -> text.append(" after ").append(n)
+        .append(n == 1 ? " restart" : " restarts"));
     if (message != null && !message.isBlank()) {
       text.append(text.length() > 0 ? ": " : "").append(message);
     }

@@ -25,6 +25,13 @@ import java.util.Set;
  * @param <D> the concrete deployer type, returned by every fluent call
  */
 public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer {
+  /**
+   * The restarts a PyTorchJob or TFJob gets when {@link #backoffLimit(int)} is not set: three, so
+   * a passing hiccup (a worker up before its Master) is ridden out and a bug is reported within a
+   * minute.
+   */
+  public static final int DEFAULT_BACKOFF_LIMIT = 3;
+
   private final JobOptions options;
 
   /** A deployer with {@code options}; subclasses add their kind's settings. */
@@ -167,7 +174,14 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
     return withOptions(options.withKueueQueue(queue));
   }
 
-  /** How many times failed pods are retried before the job fails (at least 0). */
+  /**
+   * How many restarts of failed replicas a job gets before it fails (at least 0). PyTorchJob and
+   * TFJob default to {@link #DEFAULT_BACKOFF_LIMIT}, written into the manifest, so a script that
+   * keeps crashing fails the job within a minute instead of restarting forever; the operator
+   * counts the container restarts of running pods whose restart policy is OnFailure or Always
+   * (under Never or ExitCode the first failing exit decides). A batch Job defaults to 0: its pods
+   * never restart.
+   */
   public final D backoffLimit(int limit) {
     return withOptions(options.withBackoffLimit(limit));
   }

@@ -206,6 +206,39 @@ class ClusterBehaviourIT {
   }
 
   @Test
+  void aScriptThatKeepsCrashingUnderDefaultSettingsFailsWithItsReasonAfterTheBackoffLimit()
+      throws IOException {
+    // Nothing set: OnFailure, and the backoffLimit the SDK writes. At the limit the operator
+    // deletes the pods before it marks the job Failed, so the exit code comes from its event and
+    // the last lines from what the followed log delivered.
+    Path script = Files.writeString(scripts.resolve("crash.py"), """
+        import sys
+        print("loading data", flush=True)
+        print("cannot train: no data", file=sys.stderr, flush=True)
+        sys.exit(1)
+        """);
+    TrainingJob job = pipeline(script, Deployers.pyTorchJob("crashes").workers(0)).run();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    try (var logs = job.logs().follow(seen::add)) {
+      assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMinutes(3)))
+          .isInstanceOfSatisfying(JobFailedException.class, e -> {
+            System.out.println(e.getMessage());
+            assertThat(e.getMessage()).contains("reached the specified backoff limit")
+                .contains(".backoffLimit(n)");
+            assertThat(e.failedReplica()).contains("master-0");
+            assertThat(e.exitCode()).contains(1);
+            assertThat(e.lastLines()).endsWith("cannot train: no data");
+          });
+    } finally {
+      job.delete();
+    }
+    // A run is readable until the next one ends (the kubelet keeps one dead container) and the
+    // last one until the operator deletes the pod: the follower, looking every poll, sees some.
+    assertThat(seen).filteredOn(l -> l.endsWith("loading data")).isNotEmpty();
+  }
+
+  @Test
   void deletingAJobTakesItsPodsAndServicesWithIt() throws IOException {
     String name = "cascade";
     TrainingJob job = pipeline(sleeper(), Deployers.pyTorchJob(name).workers(2)).run();

@@ -65,13 +65,16 @@ record KubeflowPolicy(RestartPolicy defaultRestart, Map<ReplicaType, RestartPoli
   /**
    * {@code spec.runPolicy} in the operator's field order. cleanPodPolicy is always written: the
    * operator's default lives only in its memory, and the stored object should say what happens.
+   * backoffLimit too, {@link dev.fairing4j.deploy.JobDeployer#DEFAULT_BACKOFF_LIMIT} unless set:
+   * without one the operator restarts a script that exits non-zero forever.
    */
   Map<String, Object> runPolicy(JobOptions options) {
     Map<String, Object> runPolicy = Json.map();
     runPolicy.put("cleanPodPolicy", cleanPodPolicy.value());
     options.ttlSecondsAfterFinished().ifPresent(v -> runPolicy.put("ttlSecondsAfterFinished", v));
     options.activeDeadlineSeconds().ifPresent(v -> runPolicy.put("activeDeadlineSeconds", v));
-    options.backoffLimit().ifPresent(v -> runPolicy.put("backoffLimit", v));
+    runPolicy.put("backoffLimit",
+        options.backoffLimit().orElse(dev.fairing4j.deploy.JobDeployer.DEFAULT_BACKOFF_LIMIT));
     scheduling.ifPresent(policy -> {
       Map<String, Object> map = Json.map();
       policy.minAvailable().ifPresent(v -> map.put("minAvailable", v));

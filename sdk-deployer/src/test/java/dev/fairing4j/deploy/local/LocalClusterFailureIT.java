@@ -1,6 +1,5 @@
 package dev.fairing4j.deploy.local;
 
-import dev.fairing4j.core.testing.Tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -15,6 +14,9 @@ import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deploy.JobDeployer;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.local.internal.GpuProbe;
@@ -26,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,11 +36,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The failure paths, each bounded to seconds: a failing replica, restarts under ExitCode and
- * OnFailure, a timeout and a delete that leave no process behind (checked by pid), and a GPU
+ * The failure paths, each bounded to seconds: a failing replica, a script that keeps failing
+ * under the default settings, restarts under ExitCode and OnFailure, a timeout and a delete that leave no process behind (checked by pid), and a GPU
  * request this machine cannot satisfy.
  */
-@Timeout(60)
+@Timeout(90)
 class LocalClusterFailureIT {
   @TempDir
   Path state;
@@ -86,6 +89,33 @@ class LocalClusterFailureIT {
       assertThat(pod.restarts()).isZero();
     });
     assertThat(status.replicaStatuses().get("Master").failed()).isEqualTo(1);
+  }
+
+  @Test
+  void aScriptThatKeepsFailingUnderDefaultSettingsFailsTheJobWithinAMinute() {
+    // Through the deployer with nothing set: OnFailure and the default backoffLimit it writes.
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/main.py", ContextFile.ofText(String.join("\n",
+            "import sys",
+            "print('loading data', flush=True)",
+            "print('cannot train: no data', file=sys.stderr)",
+            "sys.exit(1)") + "\n"))
+        .withCommand(List.of("python", "/app/main.py"));
+    TrainingJob job = Deployers.pyTorchJob("crashes").workers(0).on(cluster())
+        .deploy(context, Optional.empty(), ProgressListener.NONE);
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(60)));
+
+    assertThat(failure).as("failed within the minute, not restarting forever").isNotNull();
+    assertThat(failure.failedReplica()).contains("master-0");
+    assertThat(failure.exitCode()).contains(1);
+    assertThat(failure.lastLines()).endsWith("loading data", "cannot train: no data");
+    assertThat(failure.getMessage())
+        .contains("replica master-0 exited with code " + 1 + " after "
+            + JobDeployer.DEFAULT_BACKOFF_LIMIT + " restarts")
+        .contains("reached the specified backoff limit")
+        .contains(".backoffLimit(n)").contains("RestartPolicy.NEVER");
   }
 
   @Test

@@ -33,8 +33,6 @@ public final class FailureReport {
         .or(() -> failed.flatMap(p -> p.reason().map(r -> r + p.message().map(m -> ": " + m)
             .orElse(""))))
         .orElse("the job failed");
-    List<String> lastLines = failed.map(p -> lastLines(rest, job, p, podObjects))
-        .orElse(List.of());
     List<String> warnings;
     try {
       warnings = WarningEvents.about(rest, job.namespace(), object, podObjects,
@@ -43,8 +41,40 @@ public final class FailureReport {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       warnings = List.of();
     }
-    return new JobFailedException(status, failed.map(PodDiagnosis::shortName),
-        failed.flatMap(PodInfo::exitCode), message, lastLines, warnings);
+    // At the backoff limit the operator deletes the pods before it marks the job Failed; its
+    // event on the job still names the pod and the exit code.
+    Optional<Exited> exited = failed.isPresent() ? Optional.empty()
+        : exitedEvent(job, warnings);
+    Optional<String> replica = failed.map(PodDiagnosis::shortName)
+        .or(() -> exited.map(Exited::replica));
+    Optional<Integer> exitCode = failed.isPresent() ? failed.flatMap(PodInfo::exitCode)
+        : exited.map(Exited::code);
+    List<String> lastLines = failed.map(p -> lastLines(rest, job, p, podObjects))
+        .orElse(List.of());
+    if (lastLines.isEmpty() && replica.isPresent()) {
+      // The log went with the pod; what this JVM followed of it is all that is left.
+      lastLines = LogMemory.last(JsonTree.string(object, "metadata", "uid").orElse(""),
+          replica.get());
+    }
+    return new JobFailedException(status, replica, exitCode, message, lastLines, warnings);
+  }
+
+  /** A replica's exit, as the operator's ExitedWithCode event on the job tells it. */
+  private record Exited(String replica, int code) {}
+
+  private static final java.util.regex.Pattern EXITED = java.util.regex.Pattern.compile(
+      "Pod: [^ .]+\\.(\\S+) exited with code (\\d+)");
+
+  private static Optional<Exited> exitedEvent(JobRef job, List<String> warnings) {
+    // Newest last: the exit that ended the job.
+    for (int i = warnings.size() - 1; i >= 0; i--) {
+      java.util.regex.Matcher m = EXITED.matcher(warnings.get(i));
+      if (m.find() && m.group(1).startsWith(job.name() + "-")) {
+        return Optional.of(new Exited(m.group(1).substring(job.name().length() + 1),
+            Integer.parseInt(m.group(2))));
+      }
+    }
+    return Optional.empty();
   }
 
   /**

@@ -50,6 +50,8 @@ public final class StreamingLogStream implements LogStream {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean jobEnded = new AtomicBoolean();
   private final AtomicBoolean consumerFailed = new AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicReference<String> jobUid =
+      new java.util.concurrent.atomic.AtomicReference<>("");
   private final Object deliveryLock = new Object();
   private final List<Thread> threads = new ArrayList<>();
   private final Set<LogConnection> open = new HashSet<>();
@@ -109,6 +111,7 @@ public final class StreamingLogStream implements LogStream {
         try {
           // The job's state is read before its pods, so pods seen after the end are complete.
           Optional<Map<String, Object>> object = reader.object();
+          object.flatMap(o -> JsonTree.string(o, "metadata", "uid")).ifPresent(jobUid::set);
           over = object.isEmpty() || reader.status(object.get(), List.of()).isTerminal();
           for (JobReader.JobPod pod : reader.jobPods(object.orElse(Map.of()))) {
             if (!selection.matches(pod.info())) {
@@ -330,6 +333,10 @@ public final class StreamingLogStream implements LogStream {
   }
 
   private void deliver(LogLine line) {
+    if (line.timestamp().isPresent()) {
+      // Notes (no timestamp) are ours, not the replica's.
+      LogMemory.record(jobUid.get(), line.replica(), line.text());
+    }
     synchronized (deliveryLock) {
       if (closed.get()) {
         return;
