@@ -37,6 +37,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -236,6 +237,45 @@ class ClusterBehaviourIT {
     // A run is readable until the next one ends (the kubelet keeps one dead container) and the
     // last one until the operator deletes the pod: the follower, looking every poll, sees some.
     assertThat(seen).filteredOn(l -> l.endsWith("loading data")).isNotEmpty();
+  }
+
+  /**
+   * The README's pattern loses no line on a real cluster: the Workers print their last lines
+   * after the Master's success ended the job, and closing the follower right after the wait
+   * still delivers every line of every replica, exactly once.
+   */
+  @RepeatedTest(3)
+  void closingTheFollowerAfterTheWaitDeliversEveryLineOfEveryReplicaOnce() throws IOException {
+    Path script = Files.writeString(scripts.resolve("lines.py"), """
+        import os, time
+        rank = int(os.environ["RANK"])
+        for i in range(40):
+            print(f"rank {rank} line {i}", flush=True)
+        if rank > 0:
+            time.sleep(0.5 * rank)
+            print(f"rank {rank} done", flush=True)
+        """);
+    TrainingJob job = pipeline(script, Deployers.pyTorchJob("lines").workers(2)).run();
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    try {
+      try (var logs = job.logs().stream(line -> seen.add(line.text()))) {
+        assertThat(job.waitForCompletion(Duration.ofMinutes(3)).phase())
+            .isEqualTo(JobPhase.SUCCEEDED);
+      }
+      java.util.Map<String, Long> counts = seen.stream().collect(java.util.stream.Collectors
+          .groupingBy(java.util.function.Function.identity(),
+              java.util.stream.Collectors.counting()));
+      for (int rank = 0; rank < 3; rank++) {
+        for (int i = 0; i < 40; i++) {
+          assertThat(counts.get("rank " + rank + " line " + i))
+              .as("rank %d line %d delivered once", rank, i).isEqualTo(1L);
+        }
+      }
+      assertThat(counts).containsEntry("rank 1 done", 1L).containsEntry("rank 2 done", 1L);
+    } finally {
+      job.delete();
+    }
   }
 
   @Test

@@ -90,6 +90,10 @@ public final class StreamingLogStream implements LogStream {
 
   @Override
   public void close() {
+    if (!closed.get() && !isDone() && ended()) {
+      // Followers of ended pods stop at the end of their logs; the discovery thread joins them.
+      awaitEnd(DRAIN_ON_CLOSE);
+    }
     if (closed.compareAndSet(false, true)) {
       synchronized (open) {
         open.forEach(LogConnection::close);
@@ -98,6 +102,20 @@ public final class StreamingLogStream implements LogStream {
         threads.forEach(Thread::interrupt);
       }
       ended.countDown();
+    }
+  }
+
+  // Whether the job has ended, by what discovery saw or, just after a wait returned, by asking.
+  private boolean ended() {
+    if (jobEnded.get()) {
+      return true;
+    }
+    try {
+      JobReader reader = new JobReader(rest, job);
+      Optional<Map<String, Object>> object = reader.object();
+      return object.isEmpty() || reader.status(object.get(), List.of()).isTerminal();
+    } catch (RuntimeException e) {
+      return false;  // cannot tell: cut as before
     }
   }
 

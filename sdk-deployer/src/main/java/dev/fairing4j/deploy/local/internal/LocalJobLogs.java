@@ -86,7 +86,14 @@ public final class LocalJobLogs implements JobLogs {
   public LogStream stream(Consumer<LogLine> consumer) {
     Objects.requireNonNull(consumer, "consumer");
     List<JobRecord.Replica> replicas = selected();
-    return LogFollower.start(jobDir, replicas, this::toLine, tail, finished, consumer);
+    return LogFollower.start(jobDir, replicas, this::toLine, tail, finished, this::jobEnded,
+        consumer);
+  }
+
+  // Terminal by its conditions: its replicas may still be finishing (cleanPodPolicy None).
+  private boolean jobEnded() {
+    return record.get().map(r -> r.conditions().stream().anyMatch(c -> "True".equals(c.status())
+        && (c.type().equals("Succeeded") || c.type().equals("Failed")))).orElse(true);
   }
 
   /** The last {@code n} lines of one replica, as text, for a failure report. */

@@ -25,15 +25,22 @@ final class LogFollower implements LogStream {
   private static final long IDLE_MILLIS = 100;
 
   private final CountDownLatch ended = new CountDownLatch(1);
+  private final BooleanSupplier jobEnded;
   private volatile boolean closed;
   private Thread thread;
 
-  private LogFollower() {}
+  private LogFollower(BooleanSupplier jobEnded) {
+    this.jobEnded = jobEnded;
+  }
 
+  /**
+   * Follows {@code replicas}; {@code finished} says no more lines can come (the job settled),
+   * {@code jobEnded} that the job has ended (its replicas may still be finishing).
+   */
   static LogFollower start(Path jobDir, List<JobRecord.Replica> replicas,
       BiFunction<JobRecord.Replica, String, Optional<LogLine>> toLine, int tail,
-      BooleanSupplier finished, Consumer<LogLine> consumer) {
-    LogFollower follower = new LogFollower();
+      BooleanSupplier finished, BooleanSupplier jobEnded, Consumer<LogLine> consumer) {
+    LogFollower follower = new LogFollower(jobEnded);
     follower.thread = new Thread(() -> follower.follow(jobDir, replicas, toLine, tail, finished,
         consumer), "fairing4j-logs-" + jobDir.getFileName());
     follower.thread.setDaemon(true);
@@ -113,6 +120,10 @@ final class LogFollower implements LogStream {
 
   @Override
   public void close() {
+    if (!closed && thread != Thread.currentThread() && jobEnded.getAsBoolean()) {
+      // The follower ends by itself once the job settled, after the last line of each replica.
+      awaitEnd(DRAIN_ON_CLOSE);
+    }
     closed = true;
     if (thread != Thread.currentThread()) {
       thread.interrupt();
