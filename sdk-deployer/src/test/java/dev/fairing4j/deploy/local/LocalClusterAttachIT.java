@@ -1,6 +1,5 @@
 package dev.fairing4j.deploy.local;
 
-import dev.fairing4j.core.testing.Tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -11,6 +10,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;

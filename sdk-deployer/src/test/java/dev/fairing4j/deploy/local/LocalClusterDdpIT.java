@@ -1,6 +1,5 @@
 package dev.fairing4j.deploy.local;
 
-import dev.fairing4j.core.testing.Tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.BuildContext;
@@ -11,6 +10,7 @@ import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package dev.fairing4j.deploy.local;
 
-import dev.fairing4j.core.testing.Tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -16,6 +15,7 @@ import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.ReplicaStatus;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.local.internal.LocalTrainingJob;

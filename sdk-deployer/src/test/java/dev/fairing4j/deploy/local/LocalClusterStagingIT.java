@@ -1,6 +1,5 @@
 package dev.fairing4j.deploy.local;
 
-import dev.fairing4j.core.testing.Tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -12,6 +11,7 @@ import dev.fairing4j.core.Layer;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import java.io.IOException;
@@ -140,7 +140,7 @@ class LocalClusterStagingIT {
   }
 
   @Test
-  void aTakenNameIsRefusedUnlessReplacing() {
+  void aTakenNameIsRefusedUnlessReplacing() throws IOException {
     BuildContext context = BuildContext.empty()
         .withFile("/app/main.py", ContextFile.ofText("print('run')\n"))
         .withCommand(List.of("python", "/app/main.py"));
@@ -155,9 +155,30 @@ class LocalClusterStagingIT {
         ProgressListener.NONE);
 
     assertThat(taken.getMessage()).contains("already exists (Succeeded)");
+    String code = taken.hint().orElseThrow().replaceFirst(".*delete it first: ", "");
+    assertThat(code).isEqualTo(
+        "Clusters.local().attach(\"default\", \"dup\").ifPresent(TrainingJob::delete)");
+    assertThat(compiles(code)).as("the fix compiles as written: %s", code).isEmpty();
     assertThat(again.waitForCompletion(Duration.ofSeconds(30)).phase())
         .isEqualTo(JobPhase.SUCCEEDED);
     assertThat(again.logs().snapshot()).hasSize(1);
+  }
+
+  /** Compiler errors of {@code statement} in a method with the SDK on the class path. */
+  private static String compiles(String statement) throws IOException {
+    Path dir = Files.createTempDirectory("fix-compiles");
+    Path source = Files.writeString(dir.resolve("Fix.java"), """
+        import dev.fairing4j.core.TrainingJob;
+        import dev.fairing4j.deploy.Clusters;
+        class Fix { void run() { %s; } }
+        """.formatted(statement));
+    java.io.StringWriter errors = new java.io.StringWriter();
+    javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+    javac.getTask(errors, null, null, List.of("-d", dir.toString(), "-cp",
+        System.getProperty("java.class.path")), null,
+        javac.getStandardFileManager(null, null, null).getJavaFileObjects(source.toFile()))
+        .call();
+    return errors.toString();
   }
 
   @Test

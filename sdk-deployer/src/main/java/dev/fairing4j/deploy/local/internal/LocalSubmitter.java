@@ -182,8 +182,9 @@ public final class LocalSubmitter {
       throw FairingException.of("submit job locally",
           plan.kind().kind() + " " + plan.namespace() + "/" + plan.name(),
           "a local job with this name already exists (" + phase + ")",
-          "delete it first (LocalCluster.attach(namespace, name) then delete()), or submit"
-              + " with replaceExisting", null);
+          "add .replaceExisting() (or .uniqueName()) to the deployer, or delete it first:"
+              + " Clusters.local().attach(\"" + plan.namespace() + "\", \"" + plan.name()
+              + "\").ifPresent(TrainingJob::delete)", null);
     }
     // Replacing, or a directory without a record (an interrupted submit or delete).
     Optional<JobSupervisor> live = LiveJobs.get(jobDir);
