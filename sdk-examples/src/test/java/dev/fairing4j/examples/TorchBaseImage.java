@@ -334,7 +334,7 @@ final class TorchBaseImage {
     for (int i = 0; i < files.size(); i += 200) {
       List<String> command = new ArrayList<>(List.of(ldd));
       command.addAll(files.subList(i, Math.min(files.size(), i + 200)));
-      Matcher matcher = LDD_PATH.matcher(runLenient(command));
+      Matcher matcher = LDD_PATH.matcher(PythonBaseImage.run(command, false));
       while (matcher.find()) {
         libraries.add(matcher.group(1));
       }
@@ -550,25 +550,6 @@ final class TorchBaseImage {
           && !d.equals(keep)).toList()) {
         deleteTree(dir);
       }
-    }
-  }
-
-  /** Runs a command whose exit status does not matter (ldd fails on non-ELF files). */
-  private static String runLenient(List<String> command) throws IOException {
-    Path out = Files.createTempFile("fairing4j-cmd", ".out");
-    try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(out.toFile()).start();
-      if (!p.waitFor(5, TimeUnit.MINUTES)) {
-        p.destroyForcibly();
-        throw new AssertionFailedError(command.get(0) + " did not finish in 5 minutes");
-      }
-      return Files.readString(out, StandardCharsets.UTF_8);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionFailedError("interrupted: " + command.get(0));
-    } finally {
-      Files.deleteIfExists(out);
     }
   }
 
