@@ -60,20 +60,25 @@ public final class JobFailedException extends FairingException {
     return warnings;
   }
 
-  /** The failed replica's restarts, from its pod in {@code status} (gone pods: unknown). */
-  private static Optional<Integer> restarts(JobStatus status, Optional<String> replica) {
-    return replica.flatMap(r -> status.pods().stream()
+  /**
+   * The failed replica's restarts, from its pod in {@code status} (gone pods: unknown), and the
+   * job's, which the operator's backoff limit counts: {@code " after 1 restart (3 in the job)"}.
+   */
+  private static Optional<String> restarts(JobStatus status, Optional<String> replica) {
+    Optional<Integer> own = replica.flatMap(r -> status.pods().stream()
         .filter(p -> p.name().endsWith("-" + r)).findFirst()).map(PodInfo::restarts);
+    int all = status.pods().stream().mapToInt(PodInfo::restarts).sum();
+    return own.filter(n -> n > 0 || all > 0).map(n -> " after " + n
+        + (n == 1 ? " restart" : " restarts") + (all > n ? " (" + all + " in the job)" : ""));
   }
 
   private static String describe(Optional<String> replica, Optional<Integer> exitCode,
-      Optional<Integer> restarts, String message, List<String> lastLines, List<String> warnings) {
+      Optional<String> restarts, String message, List<String> lastLines, List<String> warnings) {
     StringBuilder text = new StringBuilder();
     replica.ifPresent(r -> text.append("replica ").append(r));
     exitCode.ifPresent(c -> text.append(text.length() > 0 ? " " : "").append("exited with code ")
         .append(c));
-    restarts.filter(n -> n > 0).ifPresent(n -> text.append(" after ").append(n)
-        .append(n == 1 ? " restart" : " restarts"));
+    restarts.ifPresent(text::append);
     if (message != null && !message.isBlank()) {
       text.append(text.length() > 0 ? ": " : "").append(message);
     }

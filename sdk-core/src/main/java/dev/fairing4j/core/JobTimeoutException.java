@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -25,7 +26,7 @@ public final class JobTimeoutException extends FairingException {
    */
   public JobTimeoutException(JobStatus lastStatus, Duration timeout, String action) {
     super("wait for job", lastStatus.kind() + " " + lastStatus.name(),
-        "still " + lastStatus.phase() + " after " + timeout + stuckPods(lastStatus)
+        "still " + lastStatus.phase() + " after " + Durations.human(timeout) + stuckPods(lastStatus)
             + events(lastStatus) + (action == null ? "" : "; " + action),
         hint(lastStatus), null, null, null);
     this.lastStatus = lastStatus;

@@ -94,12 +94,12 @@ class ErrorsAndSecretsTest {
 
     JobTimeoutException e = new JobTimeoutException(status, Duration.ofMinutes(5), null);
 
-    assertThat(e.getMessage()).contains("still Created after PT5M (mnist-worker-0 Unschedulable:"
+    assertThat(e.getMessage()).contains("still Created after 5 min (mnist-worker-0 Unschedulable:"
         + " 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.)")
         .doesNotContain("second line");
     assertThat(new JobTimeoutException(new JobStatus("mnist", "PyTorchJob", List.of(), Map.of(),
         Optional.empty(), Optional.empty(), List.of(running)), Duration.ofMinutes(5), "deleted")
-        .getMessage()).contains("still Pending after PT5M; deleted");
+        .getMessage()).contains("still Pending after 5 min; deleted");
     assertThat(e.hint()).get().asString().contains("no node can run the pod")
         .doesNotContain("wait longer");
   }

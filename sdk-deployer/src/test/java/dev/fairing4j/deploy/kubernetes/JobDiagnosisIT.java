@@ -235,7 +235,7 @@ class JobDiagnosisIT {
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(150)))
         .isInstanceOfSatisfying(JobTimeoutException.class, e -> assertThat(e.getMessage())
-            .contains("still Created after PT0.15S (mnist-worker-0 Unschedulable: " + NO_GPU
+            .contains("still Created after 150 ms (mnist-worker-0 Unschedulable: " + NO_GPU
                 + ")").contains("no node can run the pod").doesNotContain("wait longer"));
   }
 
@@ -248,7 +248,7 @@ class JobDiagnosisIT {
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(150)))
         .isInstanceOfSatisfying(JobTimeoutException.class, e -> assertThat(e.getMessage())
-            .contains("still Running after PT0.15S (mnist-master-0 CrashLoopBackOff: back-off"
+            .contains("still Running after 150 ms (mnist-master-0 CrashLoopBackOff: back-off"
                 + " 40s restarting failed container=pytorch")
             .contains("restarted 3 times")
             .contains("events: BackOff pod/mnist-master-0: Back-off restarting failed container")

@@ -300,7 +300,7 @@ class KubernetesJobHandleIT {
         .isInstanceOfSatisfying(JobTimeoutException.class, e -> {
           assertThat(e.lastStatus().phase()).isEqualTo(JobPhase.RUNNING);
           assertThat(e.timeout()).isEqualTo(Duration.ofMillis(150));
-          assertThat(e.getMessage()).contains("still Running after PT0.15S");
+          assertThat(e.getMessage()).contains("still Running after 150 ms");
         });
     assertThat(operator.get(jobPath)).isPresent();
   }
@@ -355,7 +355,7 @@ class KubernetesJobHandleIT {
     try {
       assertThatThrownBy(impatient::delete).isInstanceOfSatisfying(FairingException.class,
           e -> {
-            assertThat(e.getMessage()).contains("still terminating after PT0.2S")
+            assertThat(e.getMessage()).contains("still terminating after 200 ms")
                 .contains("example.com/stuck");
             assertThat(e.hint().orElseThrow())
                 .contains("kubectl get pytorchjob mnist -n " + ns + " -o yaml");

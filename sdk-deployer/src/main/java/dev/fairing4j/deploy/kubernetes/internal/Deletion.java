@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.internal.Durations;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +40,7 @@ public final class Deletion {
         String ns = namespace.map(n -> " -n " + n).orElse("");
         throw FairingException.of("delete " + resource.kind(),
             namespace.map(n -> n + "/").orElse("") + name,
-            "still terminating after " + timings.deleteTimeout()
+            "still terminating after " + Durations.human(timings.deleteTimeout())
                 + (finalizers.isEmpty() ? "" : "; finalizers left: " + finalizers),
             "see what holds it with 'kubectl get " + resource.kubectlName() + " " + name + ns
                 + " -o yaml' and the pods it owns; a stuck finalizer can be removed with kubectl"
