@@ -13,6 +13,12 @@
 #       fake (watch requests, API requests per job, heap), and the log fan-in of 8 replicas x
 #       50,000 lines (no loss, no duplication, order kept; lines per second, target >= 100k/s).
 #
+#   scripts/bench.sh api [WAITS]
+#       Requests a submit + waitForCompletion of a PyTorchJob that succeeds sends a real
+#       kube-apiserver (FAIRING4J_K8S, default ../shared/k8s), counted from its audit log with a
+#       thread playing the operator (target <= 4), and the watches of 200 concurrent waits
+#       (target 1). See ApiBenchmark's javadoc.
+#
 #   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
 #       The edit loop of a training script on a large base in a local registry: first build of a
 #       new repository, one-line change, unchanged rebuild; Jib in a warm and in a fresh JVM, and
@@ -41,6 +47,7 @@ usage() {
   echo "usage: scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]" >&2
   echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
   echo "       scripts/bench.sh load [JOBS] [REPLICAS] [LINES]" >&2
+  echo "       scripts/bench.sh api [WAITS]" >&2
 }
 
 log() { echo "bench: $*" >&2; }
@@ -59,6 +66,19 @@ require_tools() {
 
 # The runtime class path of sdk-examples (no test jars), building the jars first when a source or
 # pom is newer than the last build, so a rerun does not pay for Maven.
+# The test class path of sdk-examples (the real API server fixture lives in sdk-core's test-jar).
+bench_test_classpath() {
+  local cp_file=sdk-examples/target/bench-test.classpath stamp=sdk-examples/target/bench-test.stamp
+  if [ ! -f "$stamp" ] || [ ! -f "$cp_file" ] || [ -n "$(find pom.xml sdk-*/pom.xml \
+      sdk-*/src -newer "$stamp" -print -quit)" ]; then
+    log "building the jars and test classes (mvn package)"
+    mvn -B -o -q -pl sdk-examples -am package dependency:build-classpath -DskipTests \
+      -Dmdep.outputFile=target/bench-test.classpath -DincludeScope=test >&2
+    touch "$stamp"
+  fi
+  echo "sdk-examples/target/test-classes:sdk-examples/target/classes:$(cat "$cp_file")"
+}
+
 bench_classpath() {
   local cp_file=sdk-examples/target/bench.classpath stamp=sdk-examples/target/bench.stamp
   if [ ! -f "$stamp" ] || [ ! -f "$cp_file" ] || [ -n "$(find pom.xml sdk-*/pom.xml \
@@ -259,6 +279,13 @@ case "${1:-}" in
   local)
     shift
     bench_local "$@"
+    ;;
+  api)
+    shift
+    if [[ -z "${FAIRING4J_K8S:-}" && -d ../shared/k8s ]]; then
+      export FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
+    fi
+    java -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.ApiBenchmark "$@"
     ;;
   build)
     shift
