@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +32,12 @@ import java.util.stream.Collectors;
  */
 public record JobStatus(String name, String kind, List<JobCondition> conditions,
     Map<String, ReplicaStatus> replicaStatuses, Optional<Instant> startTime,
-    Optional<Instant> completionTime, List<PodInfo> pods, List<String> warnings) {
+    Optional<Instant> completionTime, List<PodInfo> pods, List<String> warnings)
+    implements Displayable {
+  static {
+    // A status is often the first displayable value a notebook sees.
+    KernelBridge.install();
+  }
 
   /** Copies the collections, so a status never changes after it was read. */
   public JobStatus {
@@ -103,7 +109,14 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
     return text.toString();
   }
 
+  /** The same as {@link #toTable()}. */
+  @Override
+  public String toText() {
+    return toTable();
+  }
+
   /** The same as {@link #toTable()} as HTML tables, for notebooks. */
+  @Override
   public String toHtml() {
     StringBuilder html = new StringBuilder(jobTable().toHtml());
     for (TextTable section : sections()) {

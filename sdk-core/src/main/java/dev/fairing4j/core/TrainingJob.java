@@ -4,10 +4,11 @@ import java.time.Duration;
 
 /**
  * A handle on a submitted training job, wherever it runs (a Kubernetes cluster or this machine):
- * read its status, follow the logs of every replica, wait for the end, clean up. A handle holds no
- * open connection between calls, so it can be kept in a notebook variable for hours.
+ * read its status, follow the logs of every replica, read the metrics they logged, wait for the
+ * end, clean up. A handle holds no open connection between calls, so it can be kept in a notebook
+ * variable for hours. In a notebook, a cell ending with a job shows its status tables.
  */
-public interface TrainingJob {
+public interface TrainingJob extends Displayable {
   /** The job name. */
   String name();
 
@@ -29,9 +30,40 @@ public interface TrainingJob {
    */
   JobStatus waitForCompletion(Duration timeout);
 
-  /** The logs of every replica. */
+  /**
+   * The logs of every replica. Followed ({@code stream}/{@code follow}) on a job a pipeline
+   * started, they also report training progress (epoch, percent, time left, metrics) to the
+   * pipeline's progress listener.
+   */
   JobLogs logs();
 
   /** Deletes the job and everything it owns; returns when they are gone. */
   void delete();
+
+  /**
+   * The metrics every replica has logged so far, read from the logs with
+   * {@link MetricParser#defaults()}: Katib's format, {@code name=value} pairs and progress lines.
+   * Works while the job runs and after it ended, as long as its logs can be read; where an
+   * operator deletes the pods at the end, follow with a {@link MetricsRecorder} instead.
+   */
+  default JobMetrics metrics() {
+    return metrics(MetricParser.defaults());
+  }
+
+  /** The metrics the replicas have logged so far, found by {@code parser}. */
+  default JobMetrics metrics(MetricParser parser) {
+    return JobMetrics.of(name(), logs().snapshot(), parser);
+  }
+
+  /** The status as text tables ({@link JobStatus#toTable()}); reads the status. */
+  @Override
+  default String toText() {
+    return status().toTable();
+  }
+
+  /** The status as HTML tables ({@link JobStatus#toHtml()}); reads the status. */
+  @Override
+  default String toHtml() {
+    return status().toHtml();
+  }
 }

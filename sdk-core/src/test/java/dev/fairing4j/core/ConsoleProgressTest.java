@@ -2,11 +2,15 @@ package dev.fairing4j.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairing4j.core.internal.KernelBridge;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -72,5 +76,100 @@ class ConsoleProgressTest {
   void offShowsNothing() {
     ConsoleProgress.off().onEvent(new ProgressEvent.Note("hidden"));
     assertThat(output()).isEmpty();
+  }
+
+  private static ProgressEvent.TrainingProgress training(String replica, double percent,
+      int etaSeconds, Map<String, Double> metrics) {
+    return new ProgressEvent.TrainingProgress("mnist", replica, Optional.of(1), Optional.empty(),
+        Optional.of(percent), etaSeconds < 0 ? Optional.empty()
+            : Optional.of(Duration.ofSeconds(etaSeconds)), metrics);
+  }
+
+  @Test
+  void plainModeShowsTrainingAtEachQuarterOfTheSlowestReplica() {
+    ConsoleProgress progress = new ConsoleProgress(out, false, now::get);
+    progress.onEvent(training("master-0", 0, -1, Map.of("loss", 2.3)));
+    progress.onEvent(training("worker-0", 10, -1, Map.of("loss", 2.2)));
+    progress.onEvent(training("master-0", 30, 70, Map.of("loss", 1.1)));
+    progress.onEvent(training("worker-0", 31, 69, Map.of("loss", 1.0)));
+    progress.onEvent(training("master-0", 60, 40, Map.of("loss", 0.6)));
+
+    assertThat(output().lines()).containsExactly(
+        "mnist: epoch 1 0% loss=2.3",
+        "mnist: epoch 1 30% ETA 1 min 10 s loss=1.1");
+  }
+
+  @Test
+  void updatingModeShowsTrainingOnTheLine() {
+    ConsoleProgress progress = new ConsoleProgress(out, true, now::get);
+    progress.onEvent(training("master-0", 45, 12, Map.of("loss", 0.5208, "accuracy", 0.7)));
+
+    assertThat(output()).startsWith("\rmnist: epoch 1 45% ETA 12 s ")
+        .contains("loss=0.5208").doesNotContain("\n");
+  }
+
+  /** A kernel that keeps what it was asked to show, as a notebook would. */
+  private static final class RecordingKernel implements KernelBridge.Kernel {
+    final List<String> calls = new ArrayList<>();
+
+    @Override
+    public String name() {
+      return "recording";
+    }
+
+    @Override
+    public String display(Object value) {
+      calls.add("display " + ((Displayable) value).toText());
+      return "id-" + calls.size();
+    }
+
+    @Override
+    public void update(String id, Object value) {
+      calls.add("update " + id + " " + ((Displayable) value).toText());
+    }
+  }
+
+  @Test
+  void notebookModeUpdatesOneDisplayPerRunInPlace() {
+    RecordingKernel kernel = new RecordingKernel();
+    ConsoleProgress progress = new ConsoleProgress(out, ConsoleProgress.Mode.NOTEBOOK, now::get,
+        Optional.of(kernel));
+    progress.onEvent(new ProgressEvent.StepStarted("submit PyTorchJob mnist"));
+    progress.onEvent(new ProgressEvent.StepFinished("submit PyTorchJob mnist",
+        Duration.ofMillis(800)));
+    now.set(1_000_000_000L);
+    progress.onEvent(training("master-0", 50, 10, Map.of("loss", 0.5)));
+    // within a quarter second: thinned out, the next milestone shows it
+    progress.onEvent(training("master-0", 60, 8, Map.of("loss", 0.4)));
+    progress.onEvent(new ProgressEvent.PhaseChanged("mnist", JobPhase.RUNNING,
+        JobPhase.SUCCEEDED, Map.of()));
+    progress.onEvent(new ProgressEvent.StepStarted("submit PyTorchJob mnist"));
+
+    assertThat(output()).isEmpty();
+    assertThat(kernel.calls).containsExactly(
+        "display submit PyTorchJob mnist ...",
+        "update id-1 submit PyTorchJob mnist done in 800 ms",
+        "update id-1 submit PyTorchJob mnist done in 800 ms\n"
+            + "[############------------] mnist: epoch 1 50% ETA 10 s loss=0.5",
+        "update id-1 submit PyTorchJob mnist done in 800 ms\n"
+            + "mnist: Running -> Succeeded\n"
+            + "[########################] mnist: epoch 1 100% loss=0.4",
+        "display submit PyTorchJob mnist ...");
+  }
+
+  @Test
+  void theNotebookViewIsHtmlWithAProgressBar() {
+    ConsoleProgress.View view = new ConsoleProgress.View("mnist: Running", "mnist: epoch 1 50%",
+        Optional.of(50.0), new String[] {"build <image> done"});
+
+    assertThat(view.toHtml()).contains("<progress value=\"50.0\" max=\"100\"")
+        .contains("build &lt;image&gt; done").contains("<b>mnist: Running</b>");
+  }
+
+  @Test
+  void timesLeftReadWell() {
+    assertThat(ConsoleProgress.eta(Duration.ofSeconds(45))).isEqualTo("45 s");
+    assertThat(ConsoleProgress.eta(Duration.ofSeconds(200))).isEqualTo("3 min 20 s");
+    assertThat(ConsoleProgress.eta(Duration.ofMinutes(125))).isEqualTo("2 h 5 min");
   }
 }

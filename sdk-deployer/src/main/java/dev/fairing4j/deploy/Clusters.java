@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy;
 
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.deploy.kubernetes.KubernetesCluster;
 import dev.fairing4j.deploy.local.LocalCluster;
 import dev.fairing4j.deploy.local.PodmanCluster;
@@ -9,6 +10,11 @@ import dev.fairing4j.deploy.local.PodmanCluster;
  * {@code Deployers.pyTorchJob("mnist").on(Clusters.kubernetes().namespace("kubeflow"))}.
  */
 public final class Clusters {
+  static {
+    // Where every notebook starts: from here on the kernel shows jobs and tables as HTML.
+    KernelBridge.install();
+  }
+
   private Clusters() {}
 
   /**

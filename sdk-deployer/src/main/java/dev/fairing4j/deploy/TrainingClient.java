@@ -5,6 +5,7 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.deploy.internal.JobDirectory;
 import dev.fairing4j.deploy.monitor.JobDetails;
 import dev.fairing4j.deploy.monitor.JobList;
@@ -25,6 +26,10 @@ import java.util.Objects;
  * }</pre>
  */
 public final class TrainingClient {
+  static {
+    KernelBridge.install();
+  }
+
   private final JobDirectory directory;
   private final String namespace;
 

@@ -6,6 +6,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deploy.OnTimeout;
 import dev.fairing4j.deploy.internal.OwnedObjects;
 import dev.fairing4j.deploy.kubernetes.internal.Deletion;
@@ -181,7 +182,8 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   /** The logs of every replica's training container; see {@link JobLogs}. */
   @Override
   public JobLogs logs() {
-    return new KubernetesJobLogs(rest, job, timings);
+    // Followed, the lines also report training progress to the pipeline's listener.
+    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings), job.name(), progress);
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.fairing4j.deploy.monitor;
 
+import dev.fairing4j.core.Displayable;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.time.Instant;
 import java.util.List;
@@ -15,7 +17,12 @@ import java.util.Objects;
  * @param status its conditions, replica counts, times and pods
  * @param readAt when it was read
  */
-public record JobDetails(JobSummary summary, JobStatus status, Instant readAt) {
+public record JobDetails(JobSummary summary, JobStatus status, Instant readAt)
+    implements Displayable {
+  static {
+    KernelBridge.install();
+  }
+
   private static final List<String> HEADERS = List.of("INSTANCE", "STATUS", "NODE", "RESTARTS",
       "REASON");
 
@@ -44,6 +51,7 @@ public record JobDetails(JobSummary summary, JobStatus status, Instant readAt) {
   }
 
   /** The job as HTML, for notebooks. */
+  @Override
   public String toHtml() {
     StringBuilder out = new StringBuilder("<div>");
     header().forEach(h -> out.append(TextTable.escape(h)).append("<br/>"));
@@ -53,6 +61,12 @@ public record JobDetails(JobSummary summary, JobStatus status, Instant readAt) {
           status.warnings().stream().map(List::of).toList()));
     }
     return out.append("</div>").toString();
+  }
+
+  /** The same as {@code toString()}. */
+  @Override
+  public String toText() {
+    return toString();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.monitor;
 
+import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.time.Instant;
 import java.util.List;
@@ -12,7 +14,11 @@ import java.util.Objects;
  * @param jobs the jobs, by name
  * @param readAt when they were read (ages are relative to it)
  */
-public record JobList(List<JobSummary> jobs, Instant readAt) {
+public record JobList(List<JobSummary> jobs, Instant readAt) implements Displayable {
+  static {
+    KernelBridge.install();
+  }
+
   private static final List<String> HEADERS = List.of("NAME", "STATUS", "TRAINER", "AGE",
       "NODE");
 
@@ -28,8 +34,15 @@ public record JobList(List<JobSummary> jobs, Instant readAt) {
   }
 
   /** The table as HTML, for notebooks. */
+  @Override
   public String toHtml() {
     return TextTable.html(HEADERS, rows());
+  }
+
+  /** The same as {@code toString()}. */
+  @Override
+  public String toText() {
+    return toString();
   }
 
   @Override

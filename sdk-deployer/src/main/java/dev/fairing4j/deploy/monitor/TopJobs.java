@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.monitor;
 
+import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +13,11 @@ import java.util.List;
  * @param namespace the namespace read
  * @param jobs one entry per job, by name
  */
-public record TopJobs(String namespace, List<JobGpus> jobs) {
+public record TopJobs(String namespace, List<JobGpus> jobs) implements Displayable {
+  static {
+    KernelBridge.install();
+  }
+
   private static final List<String> HEADERS = List.of("NAME", "STATUS", "TRAINER",
       "GPU(Requested)", "GPU(Allocated)");
 
@@ -39,8 +45,15 @@ public record TopJobs(String namespace, List<JobGpus> jobs) {
   }
 
   /** The table as HTML, for notebooks. */
+  @Override
   public String toHtml() {
     return TextTable.html(HEADERS, rows());
+  }
+
+  /** The same as {@code toString()}. */
+  @Override
+  public String toText() {
+    return toString();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.monitor;
 
+import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +11,11 @@ import java.util.List;
  *
  * @param nodes one entry per node, by name
  */
-public record TopNodes(List<NodeGpus> nodes) {
+public record TopNodes(List<NodeGpus> nodes) implements Displayable {
+  static {
+    KernelBridge.install();
+  }
+
   private static final List<String> HEADERS = List.of("NAME", "GPU(Total)", "GPU(Allocated)");
 
   /** Copies the list. */
@@ -35,8 +41,15 @@ public record TopNodes(List<NodeGpus> nodes) {
   }
 
   /** The table as HTML, for notebooks. */
+  @Override
   public String toHtml() {
     return TextTable.html(HEADERS, rows());
+  }
+
+  /** The same as {@code toString()}. */
+  @Override
+  public String toText() {
+    return toString();
   }
 
   @Override

@@ -160,14 +160,14 @@ public final class LocalSubmitter {
           gpus, settings.ignoreGpuRequests()), JobSupervisor.initialRecord(plan, ports,
           sandbox.toString(), detached.get().handle(), created));
       return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
-          plan.namespace(), settings.killOnTimeout());
+          plan.namespace(), settings.killOnTimeout(), listener);
     }
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, sandbox, prepared, ports,
         gpus, settings.ignoreGpuRequests(), false, created, listener);
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
-        plan.namespace(), settings.killOnTimeout());
+        plan.namespace(), settings.killOnTimeout(), listener);
   }
 
   /** Fails when the job exists, unless replacing it: then deletes it, live or detached. */

@@ -6,7 +6,9 @@ import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.ProgressTap;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,16 +30,27 @@ public final class LocalTrainingJob implements TrainingJob {
   private final String name;
   private final String namespace;
   private final boolean killOnTimeout;
+  private final ProgressListener progress;
 
-  /** A handle on the job in {@code jobDir}. */
+  /** A handle on the job in {@code jobDir}, as attached: followed logs report nowhere. */
   public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
       String namespace, boolean killOnTimeout) {
+    this(store, jobDir, kind, name, namespace, killOnTimeout, ProgressListener.NONE);
+  }
+
+  /**
+   * A handle on the job in {@code jobDir} whose followed logs report training progress to
+   * {@code progress}, the submitting pipeline's listener.
+   */
+  public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
+      String namespace, boolean killOnTimeout, ProgressListener progress) {
     this.store = store;
     this.jobDir = jobDir;
     this.kind = kind;
     this.name = name;
     this.namespace = namespace;
     this.killOnTimeout = killOnTimeout;
+    this.progress = progress;
   }
 
   @Override
@@ -76,6 +89,8 @@ public final class LocalTrainingJob implements TrainingJob {
       boolean over = status.isTerminal() && (record.settled() || !supervised || !stopping);
       if (over) {
         DetachedControl.awaitSupervisorExit(record);
+        // The pipeline's listener hears of the end before the wait returns.
+        PhaseRelay.catchUp(jobDir);
       }
       if (over && status.phase() == JobPhase.SUCCEEDED) {
         return status;
@@ -113,7 +128,8 @@ public final class LocalTrainingJob implements TrainingJob {
 
   @Override
   public JobLogs logs() {
-    return new LocalJobLogs(this::current, this::finished, jobDir);
+    return ProgressTap.wrap(new LocalJobLogs(this::current, this::finished, jobDir), name,
+        progress);
   }
 
   @Override

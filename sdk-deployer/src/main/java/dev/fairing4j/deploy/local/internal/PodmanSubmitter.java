@@ -127,7 +127,7 @@ public final class PodmanSubmitter {
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
-        plan.namespace(), local.killOnTimeout());
+        plan.namespace(), local.killOnTimeout(), listener);
   }
 
   /** The images the job runs, fully qualified; fails before anything runs if one is missing. */

@@ -1,0 +1,78 @@
+package dev.fairing4j.core.internal;
+
+import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.LogLine;
+import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.MetricParser;
+import dev.fairing4j.core.ProgressListener;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The logs of a job the pipeline started, reporting training progress while they are followed:
+ * every line a stream delivers also goes through a {@link TrainingTracker}, whose events reach the
+ * pipeline's progress listener, so a terminal's updating line and a notebook's display show the
+ * epoch, percent, time left and metrics during {@code waitForCompletion}. Every cluster's job
+ * handle wraps its logs with this; narrowing ({@code tail}, {@code since}, {@code replica}) keeps
+ * the wrapping. Snapshots pass through untouched.
+ */
+public final class ProgressTap implements JobLogs {
+  private final JobLogs delegate;
+  private final String job;
+  private final ProgressListener listener;
+
+  private ProgressTap(JobLogs delegate, String job, ProgressListener listener) {
+    this.delegate = delegate;
+    this.job = job;
+    this.listener = listener;
+  }
+
+  /** {@code logs} of {@code job} reporting to {@code listener}; unchanged for no listener. */
+  public static JobLogs wrap(JobLogs logs, String job, ProgressListener listener) {
+    Objects.requireNonNull(logs, "logs");
+    if (listener == null || listener == ProgressListener.NONE) {
+      return logs;
+    }
+    return new ProgressTap(logs, job, GuardedListener.guard(listener));
+  }
+
+  @Override
+  public JobLogs tail(int lines) {
+    return new ProgressTap(delegate.tail(lines), job, listener);
+  }
+
+  @Override
+  public JobLogs since(Instant time) {
+    return new ProgressTap(delegate.since(time), job, listener);
+  }
+
+  @Override
+  public JobLogs replica(String replica) {
+    return new ProgressTap(delegate.replica(replica), job, listener);
+  }
+
+  @Override
+  public List<LogLine> snapshot() {
+    return delegate.snapshot();
+  }
+
+  @Override
+  public LogStream stream(Consumer<LogLine> consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    TrainingTracker tracker = new TrainingTracker(job, MetricParser.defaults(),
+        Clock.systemUTC());
+    return delegate.stream(line -> {
+      // The caller's consumer first: progress is a view of the lines, never in their way.
+      consumer.accept(line);
+      tracker.accept(line).ifPresent(listener::onEvent);
+    });
+  }
+
+  @Override
+  public String toString() {
+    return delegate.toString();
+  }
+}
