@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.fairing4j.build.preprocess.internal.ContainerPaths;
 import dev.fairing4j.build.preprocess.internal.EntrySource;
 import dev.fairing4j.build.preprocess.internal.NotebookConverter;
+import dev.fairing4j.build.preprocess.internal.NotebookRunner;
 import dev.fairing4j.build.preprocess.internal.PythonContextBuilder;
 import dev.fairing4j.build.preprocess.internal.PythonOptions;
 import dev.fairing4j.build.preprocess.internal.SourceFiles;
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
 import java.nio.file.Path;
@@ -30,10 +32,15 @@ import org.slf4j.LoggerFactory;
  * {@code # --- cell N ---} comments keep tracebacks traceable. {@link #script()} shows the result
  * and what was removed; {@link #prepare()} also logs it.
  *
- * <p>With {@link #fullNotebook()} the notebook runs as it is with papermill,
- * {@code papermill /app/<name>.ipynb <outputDir>/<name>.ipynb}, magics and all; the executed
- * notebook is written to {@link #outputDir} (default {@code /app/output}), where a mounted volume
- * can keep it. The base image must have papermill and a Jupyter kernel.
+ * <p>With {@link #fullNotebook()} the notebook runs as it is, magics and all, cell by cell in a
+ * Jupyter kernel: {@code python -u /app/.fairing4j/run_notebook.py /app/<name>.ipynb
+ * <outputDir>/<name>.ipynb}, a small runner shipped in the image that uses papermill when the
+ * image has it and nbclient (what papermill drives; Debian's {@code python3-nbclient}) otherwise.
+ * It streams what the cells print to the job's log, injects {@link #parameter}s after the cell
+ * tagged {@code parameters} as papermill does, and writes the executed notebook to
+ * {@link #outputDir} (default {@code /app/output}) even when a cell fails, where a mounted volume
+ * can keep it. The image needs nbformat and nbclient (or papermill) and the notebook's kernel
+ * ({@code ipykernel} for Python).
  */
 public final class NotebookPreprocessor extends AbstractPythonPreprocessor<NotebookPreprocessor> {
   private static final Logger LOG = LoggerFactory.getLogger(NotebookPreprocessor.class);
@@ -63,14 +70,14 @@ public final class NotebookPreprocessor extends AbstractPythonPreprocessor<Noteb
         "baseDir")), full, outputDir, kernel, parameters, options);
   }
 
-  /** Runs the whole notebook with papermill instead of converting its code cells. */
+  /** Runs the whole notebook in a Jupyter kernel instead of converting its code cells. */
   public NotebookPreprocessor fullNotebook() {
     return new NotebookPreprocessor(notebook, baseDir, true, outputDir, kernel, parameters,
         options);
   }
 
   /**
-   * Where papermill writes the executed notebook (full-notebook mode); default
+   * Where the executed notebook is written (full-notebook mode); default
    * {@code <pathPrefix>/output}, e.g. {@code /app/output}.
    */
   public NotebookPreprocessor outputDir(String containerDirectory) {
@@ -80,13 +87,17 @@ public final class NotebookPreprocessor extends AbstractPythonPreprocessor<Noteb
         options);
   }
 
-  /** The Jupyter kernel papermill starts ({@code -k}); default: the notebook's own. */
+  /** The Jupyter kernel the notebook runs in ({@code -k}); default: the notebook's own. */
   public NotebookPreprocessor kernel(String kernelName) {
     return new NotebookPreprocessor(notebook, baseDir, full, outputDir,
         Optional.of(Validators.requireText("kernel", kernelName)), parameters, options);
   }
 
-  /** A papermill parameter ({@code -p name value}) for the notebook's {@code parameters} cell. */
+  /**
+   * A parameter ({@code -p name value}, read as papermill reads it: a number, {@code True},
+   * {@code False}, {@code None} or a string) set in a cell after the notebook's cell tagged
+   * {@code parameters}.
+   */
   public NotebookPreprocessor parameter(String name, String value) {
     Validators.requireText("parameter name", name);
     SortedMap<String, String> copy = new TreeMap<>(parameters);
@@ -122,7 +133,7 @@ public final class NotebookPreprocessor extends AbstractPythonPreprocessor<Noteb
     if (!full) {
       if (kernel.isPresent() || !parameters.isEmpty() || outputDir.isPresent()) {
         throw InvalidInputException.of("fullNotebook", "kernel, parameter and outputDir only"
-            + " apply when the notebook runs with papermill", "add .fullNotebook(), or drop them");
+            + " apply when the notebook runs as it is", "add .fullNotebook(), or drop them");
       }
       NotebookScript script = NotebookConverter.convert(notebook, root);
       if (!script.removed().isEmpty() || !script.skippedCells().isEmpty()) {
@@ -136,24 +147,25 @@ public final class NotebookPreprocessor extends AbstractPythonPreprocessor<Noteb
           new EntrySource.Generated(relative.toString(), script.script()), options);
     }
     if (options.launcher() != PythonOptions.Launcher.PYTHON) {
-      throw InvalidInputException.of("torchrun", "does not apply to a notebook run by papermill",
+      throw InvalidInputException.of("torchrun", "does not apply to a notebook run as it is",
           "drop .torchrun(), or convert the notebook to a script (no .fullNotebook())");
     }
-    return PythonContextBuilder.build(base, new EntrySource.HostFile(notebook), options,
-        this::papermillCommand);
+    String runner = ContainerPaths.join(options.pathPrefix(),
+        Path.of(".fairing4j", NotebookRunner.FILE_NAME));
+    BuildContext context = PythonContextBuilder.build(base, new EntrySource.HostFile(notebook),
+        options, entry -> runCommand(runner, entry));
+    return context.withFile(runner, ContextFile.ofText(NotebookRunner.script()));
   }
 
-  private List<String> papermillCommand(String notebookPath) {
+  private List<String> runCommand(String runner, String notebookPath) {
     String dir = outputDir.orElse(options.pathPrefix().equals("/") ? "/output"
         : options.pathPrefix() + "/output");
     String outputPath = dir + (dir.equals("/") ? "" : "/")
         + notebookPath.substring(notebookPath.lastIndexOf('/') + 1);
-    // papermill does not create the output directory; sh's $0 carries it, "$@" the rest.
-    List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
-        "mkdir -p \"$0\" && exec papermill \"$@\"", dir));
+    // python, as for scripts: a local cluster runs it with an interpreter that has nbformat.
+    List<String> command = new ArrayList<>(List.of("python", "-u", runner, notebookPath,
+        outputPath));
     kernel.ifPresent(k -> command.addAll(List.of("-k", k)));
-    command.add(notebookPath);
-    command.add(outputPath);
     parameters.forEach((k, v) -> command.addAll(List.of("-p", k, v)));
     return command;
   }

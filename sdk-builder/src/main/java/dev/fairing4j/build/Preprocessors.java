@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * Preprocessors.python(Path.of("mnist.py")).files(Path.of("model.py"))
  *     .requirements(Path.of("requirements.txt"))
  * Preprocessors.notebook(Path.of("mnist.ipynb"))            // code cells -> one script
- * Preprocessors.fullNotebook(Path.of("mnist.ipynb"))        // run as is with papermill
+ * Preprocessors.fullNotebook(Path.of("mnist.ipynb"))        // run as is (nbclient or papermill)
  * Preprocessors.git("https://github.com/org/repo.git").tag("v1.0").entry("train.py")
  * }</pre>
  *
@@ -34,7 +34,7 @@ public final class Preprocessors {
         false, Optional.empty(), Optional.empty(), new TreeMap<>(), PythonOptions.defaults());
   }
 
-  /** A Jupyter notebook run as it is with papermill. */
+  /** A Jupyter notebook run as it is, cell by cell, with nbclient (or papermill). */
   public static NotebookPreprocessor fullNotebook(Path ipynb) {
     return notebook(ipynb).fullNotebook();
   }

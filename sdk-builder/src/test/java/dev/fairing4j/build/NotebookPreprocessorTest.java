@@ -122,19 +122,22 @@ class NotebookPreprocessorTest {
   }
 
   @Test
-  void fullNotebookRunsPapermillAndWritesWhereAVolumeCanKeepIt() throws IOException {
+  void fullNotebookShipsTheRunnerAndWritesWhereAVolumeCanKeepIt() throws IOException {
     Path nb = notebook("mnist.ipynb", code("%matplotlib inline\nprint(1)\n"));
 
     BuildContext context = Preprocessors.fullNotebook(nb).outputDir("/mnt/results")
         .kernel("python3").parameter("epochs", "2").prepare();
 
-    assertThat(context.files()).containsOnlyKeys("/app/mnist.ipynb");
+    assertThat(context.files()).containsOnlyKeys("/app/mnist.ipynb",
+        "/app/.fairing4j/run_notebook.py");
     assertThat(context.files().get("/app/mnist.ipynb").bytes()).isEqualTo(Files.readAllBytes(nb));
-    assertThat(context.command()).containsExactly("/bin/sh", "-c",
-        "mkdir -p \"$0\" && exec papermill \"$@\"", "/mnt/results", "-k", "python3",
-        "/app/mnist.ipynb", "/mnt/results/mnist.ipynb", "-p", "epochs", "2");
+    assertThat(new String(context.files().get("/app/.fairing4j/run_notebook.py").bytes(),
+        StandardCharsets.UTF_8)).contains("import papermill", "from nbclient import");
+    assertThat(context.command()).containsExactly("python", "-u",
+        "/app/.fairing4j/run_notebook.py", "/app/mnist.ipynb", "/mnt/results/mnist.ipynb", "-k",
+        "python3", "-p", "epochs", "2");
     assertThat(Preprocessors.notebook(nb).fullNotebook().prepare().command())
-        .containsSequence("/app/output", "/app/mnist.ipynb", "/app/output/mnist.ipynb");
+        .containsSequence("/app/mnist.ipynb", "/app/output/mnist.ipynb");
     assertThat(Preprocessors.fullNotebook(nb).toString()).isEqualTo("fullNotebook(mnist.ipynb)");
   }
 

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs a full notebook's context as the container would: its files at their container paths (a
- * bubblewrap sandbox binds the run directory at /app) and its command. Needs papermill and a
- * Jupyter kernel, which these machines cannot install: opt-in with
- * {@code mvn verify -Popt-in -DincludedTestTags=papermill}.
+ * bubblewrap sandbox binds the run directory at /app) and its command, whose runner picks
+ * papermill when it is installed. Needs papermill, which these machines cannot install: opt-in
+ * with {@code mvn verify -Popt-in -DincludedTestTags=papermill}. Without papermill the runner
+ * uses nbclient, which the default suite runs as a real job ({@code FullNotebookLocalIT}).
  */
 @Tag(Tags.PAPERMILL)
 class PapermillIT {
@@ -45,12 +46,15 @@ class PapermillIT {
     }
     List<String> command = new ArrayList<>(List.of(bwrap.toString(), "--dev-bind", "/", "/",
         "--bind", run.toString(), "/app", "--chdir", "/app", "--die-with-parent"));
-    command.addAll(context.command());
+    List<String> runner = new ArrayList<>(context.command());
+    runner.set(0, "/usr/bin/python3"); // the container's python; here Debian's, with papermill
+    command.addAll(runner);
 
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes());
 
     assertThat(process.waitFor()).as(output).isZero();
+    assertThat(output).contains("with papermill");
     assertThat(Files.readString(run.resolve("output/hello.ipynb"))).contains("ran in papermill");
   }
 }
