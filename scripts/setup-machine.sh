@@ -21,6 +21,9 @@ if [ ${#packages[@]} -eq 0 ]; then
     util-linux           # setpriv --pdeathsig for child processes
     etcd-server          # etcd behind the real kube-apiserver of the API tests
     xz-utils             # unpacks the Kubernetes binaries (FAIRING4J_K8S holds them as .xz)
+    jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client
+                         # notebooks run headless (the rapaio Java kernel; full-notebook jobs)
+    fonts-dejavu-core    # a font for the metrics plots a headless JVM draws
   )
 fi
 

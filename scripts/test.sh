@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the tests need on a fresh Debian 12 machine (JDK 17 and Maven present, root),
 # then builds everything and runs every test of the default suite: unit tests (*Test) and the
-# tests that start real processes (*IT: registry, git, PyTorch training, sandboxes, and a real
-# kube-apiserver + etcd + kube-controller-manager).
+# tests that start real processes (*IT: registry, git, PyTorch training, sandboxes, a real
+# kube-apiserver + etcd + kube-controller-manager, and every notebook under sdk-examples/notebooks
+# run headless by jupyter nbconvert in the rapaio Java kernel, whose jar the build fetches with
+# Maven and whose kernelspec NotebookIT installs in a temporary Jupyter path with
+# scripts/notebook-kernel.sh).
 #
 # Settings (environment):
 #   FAIRING4J_K8S                 directory with kube-apiserver and kube-controller-manager

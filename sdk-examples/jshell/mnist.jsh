@@ -2,7 +2,7 @@
 // subset) on this machine, through the same front door a real cluster uses.
 //   scripts/jshell.sh sdk-examples/jshell/mnist.jsh
 // Afterwards `job`, `cluster` and `pipeline` stay defined for exploring: job.status(),
-// job.logs().tail(5).snapshot(), pipeline.dryRun() ...
+// job.metrics(), job.logs().tail(5).snapshot(), pipeline.dryRun() ...
 import dev.fairing4j.core.*;
 import dev.fairing4j.build.*;
 import dev.fairing4j.deploy.*;
@@ -31,4 +31,9 @@ try (var logs = job.logs().follow(System.out::println)) {
 }
 
 System.out.println(job.status().toTable());
-System.out.println("model: " + cluster.claimDir("traindb-models-claim").resolve("mnist_cnn.pt"));
+// The latest loss and accuracy of each replica, read from their logs; plot() draws the curves.
+System.out.println(job.metrics());
+var models = cluster.claimDir("traindb-models-claim");
+System.out.println("model: " + models.resolve("mnist_cnn.pt"));
+var plot = job.metrics().plot().save(models.resolve("fashion-mnist-jshell-metrics.png"));
+System.out.println("plot: " + plot);

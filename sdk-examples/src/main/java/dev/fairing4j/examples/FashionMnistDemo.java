@@ -3,6 +3,7 @@ package dev.fairing4j.examples;
 import dev.fairing4j.core.ConsoleProgress;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.ProgressListener;
@@ -15,8 +16,9 @@ import java.time.Duration;
 
 /**
  * {@code scripts/demo.sh}: runs {@link FashionMnist} on this machine through the front door,
- * streams every replica's log lines prefixed by replica, and ends with the job's status table and
- * where the model was saved.
+ * streams every replica's log lines prefixed by replica, and ends with the job's status table,
+ * its metrics (the latest of each per replica) and where the model and a plot of the loss and
+ * accuracy curves beside it were saved.
  *
  * <pre>
  * usage: FashionMnistDemo [--epochs N] [--samples N] [--test-samples N] [--workers N] [--quiet]
@@ -75,11 +77,22 @@ public final class FashionMnistDemo {
     JobStatus status = job.status();
     System.out.println();
     System.out.println(status.toTable());
+    JobMetrics metrics = job.metrics();
+    System.out.println();
+    System.out.println(metrics);
     Path model = cluster.claimDir(FashionMnist.MODELS_CLAIM).resolve("mnist_cnn.pt");
     System.out.println();
     System.out.println(Files.isRegularFile(model)
         ? "model saved to " + model + " (claim " + FashionMnist.MODELS_CLAIM + ")"
         : "no model at " + model);
+    if (!metrics.isEmpty()) {
+      try {
+        Path plot = metrics.plot().save(model.resolveSibling(job.name() + "-metrics.png"));
+        System.out.println("loss and accuracy curves saved to " + plot);
+      } catch (FairingException e) {
+        System.err.println(e.getMessage());
+      }
+    }
     return succeeded;
   }
 

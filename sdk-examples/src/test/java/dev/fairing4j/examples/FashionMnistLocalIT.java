@@ -10,10 +10,14 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deploy.Clusters;
 import dev.fairing4j.deploy.local.LocalCluster;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +64,31 @@ class FashionMnistLocalIT {
         .isEqualTo(model);
     assertThat(model).isRegularFile();
     assertThat(model.toFile().length()).isGreaterThan(1_000_000L);
+  }
+
+  @Test
+  void theDemoPrintsTheMetricsAndSavesTheirPlotNextToTheModel() throws Exception {
+    // FashionMnistDemo.run prints to System.out, as scripts/demo.sh shows it.
+    LocalCluster cluster = Clusters.local().stateDir(state).volumesDir(volumes);
+    FashionMnist settings = new FashionMnist("fashion-mnist-demo", 1, 2000, 1000, 1);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = System.out;
+    boolean succeeded;
+    System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    try {
+      succeeded = FashionMnistDemo.run(settings, cluster, ProgressListener.NONE);
+    } finally {
+      System.setOut(out);
+    }
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+
+    assertThat(succeeded).as(printed).isTrue();
+    assertThat(printed).containsPattern("REPLICA\\s+EPOCH\\s+PROGRESS\\s+loss\\s+accuracy")
+        .containsPattern("master-0\\s+1\\s+\\d+%\\s+\\d\\.\\d+\\s+0\\.\\d+");
+    Path plot = volumes.resolve(FashionMnist.MODELS_CLAIM)
+        .resolve("fashion-mnist-demo-metrics.png");
+    assertThat(printed).contains("loss and accuracy curves saved to " + plot);
+    assertThat(ImageIO.read(plot.toFile()).getWidth()).isEqualTo(800);
   }
 
   @Test

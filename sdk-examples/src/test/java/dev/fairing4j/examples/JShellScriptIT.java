@@ -41,8 +41,11 @@ class JShellScriptIT {
           .isEqualTo("true");
       assertThat(jshell.skipped()).isEmpty();
       assertThat(jshell.output()).contains("[worker-0] Using distributed PyTorch with gloo backend,"
-          + " rank 1 of 2").containsPattern("fashion-mnist-jshell\\s+PyTorchJob\\s+Succeeded");
+          + " rank 1 of 2").containsPattern("fashion-mnist-jshell\\s+PyTorchJob\\s+Succeeded")
+          .containsPattern("master-0\\s+1\\s+\\d+%\\s+\\d\\.\\d+\\s+0\\.\\d+");
     }
     assertThat(volumes.resolve("traindb-models-claim").resolve("mnist_cnn.pt")).isRegularFile();
+    assertThat(volumes.resolve("traindb-models-claim").resolve("fashion-mnist-jshell-metrics.png"))
+        .isRegularFile();
   }
 }

@@ -45,7 +45,7 @@ class ScriptsIT {
   void checkoutCopyWithStubMaven() throws IOException {
     Path scripts = Files.createDirectories(root.resolve("scripts"));
     for (String name : List.of("example.sh", "jshell.sh", "sdk-classpath.sh",
-        "setup-machine.sh")) {
+        "setup-machine.sh", "notebook-kernel.sh")) {
       Files.copy(SCRIPTS.resolve(name), scripts.resolve(name));
     }
     Path target = Files.createDirectories(root.resolve("sdk-examples/target"));
@@ -63,6 +63,7 @@ class ScriptsIT {
         printf '\\033[0m'
         for arg in "$@"; do
           case "$arg" in -Dmdep.outputFile=*) printf '%%s' '%s' > '%s' ;; esac
+          case "$arg" in -DoutputDirectory=*) echo jar > "${arg#*=}/rapaio-jupyter-kernel-3.0.1.jar" ;; esac
         done
         """.formatted(mvnCalls, classpath, target.resolve("classpath.txt")));
     Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -119,6 +120,33 @@ class ScriptsIT {
     assertThat(jshell.out()).doesNotContain(ESC)
         .contains("cwd=" + user.toRealPath().resolve("train.py"))
         .contains("sdk=Examples");
+  }
+
+  @Test
+  void notebookKernelFetchesTheKernelWithMavenAndWritesAKernelspec() throws Exception {
+    Path kernel = user.resolve("kernel");
+    Path jupyter = user.resolve("jupyter");
+
+    Run install = run(List.of("bash", root.resolve("scripts/notebook-kernel.sh").toString(),
+        "--kernel-dir", kernel.toString(), "--jupyter-dir", jupyter.toString()));
+
+    assertThat(install.status()).as(install.err()).isZero();
+    Path spec = jupyter.resolve("kernels/rapaio-jupyter-kernel");
+    assertThat(install.out()).isEqualTo(spec + "\n");
+    assertThat(Files.readString(mvnCalls)).contains("dependency:copy",
+        "-Dartifact=io.github.padreati:rapaio-jupyter-kernel:3.0.1");
+    var json = new ObjectMapper().readTree(spec.resolve("kernel.json").toFile());
+    List<String> argv = new ArrayList<>();
+    json.path("argv").forEach(a -> argv.add(a.asText()));
+    assertThat(argv).containsExactly("java", "-Dmaven.repo.local.tail="
+        + System.getProperty("user.home") + "/.m2/repository", "-Dslf4j.internal.verbosity=ERROR",
+        "-cp", kernel.toRealPath() + "/loop-thread-fix/classes:" + kernel.toRealPath()
+            + "/rapaio-jupyter-kernel.jar", "org.rapaio.jupyter.kernel.MainApp",
+        "{connection_file}");
+    assertThat(json.path("language").asText()).isEqualTo("java");
+    assertThat(kernel.resolve("loop-thread-fix/classes/org/rapaio/jupyter/kernel/channels/"
+        + "LoopThread.class")).isRegularFile();
+    assertThat(kernel.resolve("rapaio-jupyter-kernel.jar")).hasContent("jar");
   }
 
   private record Run(int status, String out, String err) {}
