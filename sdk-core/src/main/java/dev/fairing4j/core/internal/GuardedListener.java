@@ -25,6 +25,12 @@ public final class GuardedListener implements ProgressListener {
     return listener instanceof GuardedListener ? listener : new GuardedListener(listener);
   }
 
+  /** True for a listener that shows nothing ({@link ProgressListener#NONE}, guarded or not). */
+  public static boolean isSilent(ProgressListener listener) {
+    return listener == null || listener == ProgressListener.NONE
+        || listener instanceof GuardedListener guarded && guarded.delegate == ProgressListener.NONE;
+  }
+
   @Override
   public void onEvent(ProgressEvent event) {
     try {

@@ -33,8 +33,8 @@ public final class ProgressTap implements JobLogs {
   /** {@code logs} of {@code job} reporting to {@code listener}; unchanged for no listener. */
   public static JobLogs wrap(JobLogs logs, String job, ProgressListener listener) {
     Objects.requireNonNull(logs, "logs");
-    if (listener == null || listener == ProgressListener.NONE) {
-      return logs;
+    if (GuardedListener.isSilent(listener)) {
+      return logs; // nobody to tell: the lines go straight through
     }
     return new ProgressTap(logs, job, GuardedListener.guard(listener));
   }
