@@ -112,6 +112,11 @@ class ClusterBehaviourIT {
     // Only the training container's lines: the operator's init container, which waits for the
     // Master's name with nslookup, is shown only when stuck.
     assertThat(lines).noneMatch(l -> l.matches("\\[worker-\\d\\] (Server|Address|Name):.*"));
+    // The metrics, from the pods' logs after the fact: per replica, with the pods' timestamps.
+    var metrics = job.metrics();
+    assertThat(metrics.replicas()).containsExactly("master-0", "worker-0", "worker-1");
+    assertThat(metrics.latest("master-0", "accuracy")).isPresent();
+    assertThat(metrics.series("worker-1", "loss")).isNotEmpty();
     job.delete();
   }
 

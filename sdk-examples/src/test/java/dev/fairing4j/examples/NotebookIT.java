@@ -189,10 +189,12 @@ class NotebookIT {
         .contains("[worker-0] Train Epoch: 2");
 
     // Tables as HTML, not collapsed text.
-    assertThat(html(cellExactly(executed, "job.status()"))).startsWith("<table>")
+    assertThat(html(cellExactly(executed, "job"))).startsWith("<table>")
         .contains("<td>fashion-mnist-notebook</td>", "<td>Succeeded</td>", "<th>POD</th>");
     assertThat(html(cell(executed, "client.list()"))).startsWith("<table>")
         .contains("<th>NAME</th>", "<td>fashion-mnist-notebook</td>");
+    assertThat(html(cell(executed, "client.get("))).contains("<th>INSTANCE</th>",
+        "<td>fashion-mnist-notebook-master-0</td>", "<td>fashion-mnist-notebook-worker-0</td>");
     String metrics = html(cellExactly(executed, "job.metrics()"));
     assertThat(metrics).startsWith("<table>").contains("<th>loss</th>", "<th>accuracy</th>",
         "<td>master-0</td>", "<td>worker-0</td>");
