@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * Where a training job stands, by the Kubeflow operator's rule: a job IS X when its condition of
  * type X has status "True", and when several are True the one earliest in
- * {@link #PRECEDENCE} wins (Failed > Succeeded > Suspended > Restarting > Running > Created).
- * {@link #PENDING} means no condition is True yet: just submitted, or no operator is reconciling.
+ * {@link #PRECEDENCE} wins (Failed > Succeeded > Queued > Suspended > Restarting > Running >
+ * Created). {@link #PENDING} means no condition is True yet: just submitted, or no operator is
+ * reconciling.
  */
 public enum JobPhase {
   /** No condition is True yet. */
@@ -19,6 +20,11 @@ public enum JobPhase {
   RESTARTING("Restarting"),
   /** The job is suspended: its pods are deleted until it is resumed. */
   SUSPENDED("Suspended"),
+  /**
+   * The job waits in a Kueue queue for admission: suspended by Kueue (which created it so),
+   * until the queue admits it and resumes it.
+   */
+  QUEUED("Queued"),
   /** The job finished successfully. Terminal. */
   SUCCEEDED("Succeeded"),
   /** The job failed. Terminal. */
@@ -26,7 +32,7 @@ public enum JobPhase {
 
   /** Condition types from the strongest to the weakest. */
   public static final List<JobPhase> PRECEDENCE =
-      List.of(FAILED, SUCCEEDED, SUSPENDED, RESTARTING, RUNNING, CREATED);
+      List.of(FAILED, SUCCEEDED, QUEUED, SUSPENDED, RESTARTING, RUNNING, CREATED);
 
   private final String conditionType;
 

@@ -63,8 +63,9 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
 
   /**
    * The phase a set of conditions implies: the strongest condition type (Failed > Succeeded >
-   * Suspended > Restarting > Running > Created) whose status is True; {@link JobPhase#PENDING}
-   * when none is. Condition types outside the six are ignored; so is order.
+   * Queued > Suspended > Restarting > Running > Created) whose status is True;
+   * {@link JobPhase#PENDING} when none is. Condition types outside these are ignored; so is
+   * order.
    */
   public static JobPhase phaseOf(Collection<JobCondition> conditions) {
     for (JobPhase candidate : JobPhase.PRECEDENCE) {

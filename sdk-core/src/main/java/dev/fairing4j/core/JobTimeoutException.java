@@ -64,9 +64,17 @@ public final class JobTimeoutException extends FairingException {
     boolean crashing = reasons.contains("CrashLoopBackOff") || status.pods().stream()
         .anyMatch(p -> p.restarts() > 0 && p.exitCode().filter(c -> c != 0).isPresent());
     if (crashing) {
+      // A TrainJob's restarts are its runtime's (the Job template's backoffLimit).
       return "the script keeps failing and being restarted: its last lines are above (all of"
-          + " them: logs()); fix it, and stop endless restarts with .backoffLimit(n) or"
-          + " .restartPolicy(RestartPolicy.NEVER) on the deployer";
+          + " them: logs()); fix it, and stop endless restarts with "
+          + ("TrainJob".equals(status.kind()) ? "a runtime whose Job template sets"
+              + " backoffLimit: 0 (a TrainingRuntime of your own)"
+              : ".backoffLimit(n) or .restartPolicy(RestartPolicy.NEVER) on the deployer");
+    }
+    if (status.phase() == JobPhase.QUEUED) {
+      return "Kueue has not admitted it yet: " + status.decidingCondition()
+          .map(JobCondition::message).filter(m -> !m.isBlank()).orElse("it waits in its queue")
+          + "; see 'kubectl get workloads' in its namespace and the ClusterQueue's quota";
     }
     if (reasons.contains("Unschedulable")) {
       return "no node can run the pod: the scheduler's message above says what is missing;"
@@ -83,7 +91,9 @@ public final class JobTimeoutException extends FairingException {
     }
     if (status.phase() != JobPhase.RUNNING) {
       return "nothing has started yet and no pod says why: read status().toTable() and the"
-          + " events (is the Kubeflow operator running? is the namespace's quota used up?)";
+          + " events (is the " + ("TrainJob".equals(status.kind())
+              ? "Trainer (and JobSet) controller" : "Kubeflow operator")
+          + " running? is the namespace's quota used up?)";
     }
     return "it is running: wait longer (a larger timeout), or read status() and logs() to see"
         + " why it is slow";

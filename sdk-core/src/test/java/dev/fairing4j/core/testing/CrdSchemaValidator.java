@@ -43,20 +43,40 @@ import java.util.regex.Pattern;
  * CrdSchemaValidator.load().assertAllValid(multiDocYaml); // every document of a dryRun()
  * }</pre>
  *
- * <p>Besides the six kubeflow.org/v1 kinds it knows batch/v1 Job (its pod template gets the
- * PyTorchJob schema's full core/v1 PodTemplateSpec) and, with lighter hand-written checks, v1
- * Service, PersistentVolume, PersistentVolumeClaim, Secret, ConfigMap, Namespace and
- * ServiceAccount. Anything else is reported as a violation rather than passed unchecked.
+ * <p>Besides the six kubeflow.org/v1 kinds it knows Kubeflow Trainer v2's TrainJob
+ * ({@code trainer.kubeflow.org/v1alpha1}, from the v2.3.0 CRD in the test resources, or v2.0.1's
+ * with {@link #loadTrainerV20()}), batch/v1 Job (its pod template gets the PyTorchJob schema's
+ * full core/v1 PodTemplateSpec) and, with lighter hand-written checks, v1 Service,
+ * PersistentVolume, PersistentVolumeClaim, Secret, ConfigMap, Namespace and ServiceAccount.
+ * Anything else is reported as a violation rather than passed unchecked.
  *
- * <p>Not checked: CEL rules ({@code x-kubernetes-validations}; the only one is the immutability of
- * {@code runPolicy.schedulingPolicy.queue} on update), defaulting, and server-side admission
- * beyond what is listed here.
+ * <p>CEL rules ({@code x-kubernetes-validations}) are evaluated where the validator knows the
+ * rule's exact text (the TrainJob CRD's: metadata.name, managedBy, storageUri, trainerStatus);
+ * transition rules ({@code self == oldSelf}) concern updates and pass on create; a schema with
+ * any other rule fails to load, so a new rule is never passed unchecked. Not checked:
+ * defaulting, and server-side admission beyond what is listed here.
  */
 public final class CrdSchemaValidator {
   /** The kubeflow.org/v1 kinds whose schemas ship in the test resources. */
   public static final List<String> KINDS =
       List.of("PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "JAXJob", "PaddleJob");
   private static final String KUBEFLOW_API_VERSION = "kubeflow.org/v1";
+  /** Kubeflow Trainer v2's API version. */
+  public static final String TRAINER_API_VERSION = "trainer.kubeflow.org/v1alpha1";
+  /** The TrainJob CRD (v2.3.0) in the test resources. */
+  public static final String TRAINJOB_CRD = "kubeflow/trainer/crds/trainer.kubeflow.org_trainjobs.yaml";
+  /** The TrainJob CRD of Trainer v2.0.1 in the test resources. */
+  public static final String TRAINJOB_V2_0_CRD =
+      "kubeflow/trainer-v2.0.1/crds/trainer.kubeflow.org_trainjobs.yaml";
+  /**
+   * The environment the Trainer's webhook reserves in {@code spec.trainer.env} (CONTRACT.md (c)):
+   * torch's PET_*, MPI's OMPI_MCA_*, XGBoost's DMLC_*.
+   */
+  public static final Set<String> TRAINER_RESERVED_ENV = Set.of("PET_NNODES",
+      "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT",
+      "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_orte_keep_fqdn_hostnames",
+      "OMPI_MCA_orte_set_default_slots", "OMPI_MCA_plm_rsh_args", "DMLC_TRACKER_URI",
+      "DMLC_TRACKER_PORT", "DMLC_TASK_ID", "DMLC_NUM_WORKER");
   private static final Map<String, String> REPLICA_MAP_KEY = Map.of(
       "PyTorchJob", "pytorchReplicaSpecs", "TFJob", "tfReplicaSpecs",
       "MPIJob", "mpiReplicaSpecs", "XGBoostJob", "xgbReplicaSpecs",
@@ -71,7 +91,33 @@ public final class CrdSchemaValidator {
       "additionalProperties", "required", "items", "enum", "pattern", "format", "anyOf",
       "nullable", "default", "description", "x-kubernetes-int-or-string",
       "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type",
-      "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-validations");
+      "x-kubernetes-list-map-keys", "x-kubernetes-map-type", "x-kubernetes-validations",
+      "maxItems", "minItems", "maxLength", "minLength", "minimum", "maximum", "minProperties",
+      "maxProperties");
+
+  /** A CEL rule this validator can evaluate on create: {@code self} is the value it sits on. */
+  private interface Rule {
+    boolean holds(JsonNode self);
+  }
+
+  /**
+   * Every CEL rule of the loaded schemas, by its exact text. Transition rules compare with the
+   * old object, which a create has not, so they hold.
+   */
+  private static final Map<String, Rule> CEL_RULES = Map.of(
+      "self == oldSelf", self -> true,
+      "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+      self -> !self.at("/metadata/name").isTextual()
+          || self.at("/metadata/name").asText().matches("[a-z]([-a-z0-9]*[a-z0-9])?"),
+      "size(self.metadata.name) <= 63",
+      self -> self.at("/metadata/name").asText("").length() <= 63,
+      "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']",
+      self -> Set.of("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue")
+          .contains(self.asText()),
+      "self == '' || self.matches('^[A-Za-z][A-Za-z0-9+.-]*://.+$')",
+      self -> self.asText().isEmpty()
+          || Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://.+$").matcher(self.asText()).find(),
+      "has(self.lastUpdatedTime)", self -> self.has("lastUpdatedTime"));
   private static final Set<String> OBJECT_META_FIELDS = Set.of("name", "generateName",
       "namespace", "labels", "annotations", "uid", "resourceVersion", "generation",
       "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences",
@@ -124,6 +170,9 @@ public final class CrdSchemaValidator {
 
   private CrdSchemaValidator(Map<String, Crd> crds) {
     this.crds = crds;
+    for (Crd crd : crds.values()) {
+      checkRules(crd.openApiV3Schema, crd.kind() + "#");
+    }
     this.podTemplateSchema = crds.get("PyTorchJob").openApiV3Schema
         .at("/properties/spec/properties/pytorchReplicaSpecs/additionalProperties/properties/template");
     if (!podTemplateSchema.isObject()) {
@@ -145,8 +194,74 @@ public final class CrdSchemaValidator {
     return validator;
   }
 
+  private static volatile CrdSchemaValidator loadedV20;
+
+  /**
+   * The same validator with Trainer v2.0.1's TrainJob schema instead of v2.3.0's: for manifests
+   * rendered for a cluster that runs v2.0 ({@code podSpecOverrides}, {@code spec.labels}).
+   */
+  public static CrdSchemaValidator loadTrainerV20() {
+    CrdSchemaValidator validator = loadedV20;
+    if (validator == null) {
+      synchronized (CrdSchemaValidator.class) {
+        if (loadedV20 == null) {
+          Map<String, Crd> crds = new LinkedHashMap<>(load().crds);
+          crds.put("TrainJob", crdFromYaml(TRAINJOB_V2_0_CRD));
+          loadedV20 = new CrdSchemaValidator(Map.copyOf(crds));
+        }
+        validator = loadedV20;
+      }
+    }
+    return validator;
+  }
+
+  /**
+   * A CRD's first version as a {@link Crd}, read from a CRD manifest (YAML) on the classpath, as
+   * an API server would take it: the structural schema of {@code spec.versions[0]}.
+   */
+  static Crd crdFromYaml(String resource) {
+    try (InputStream in = CrdSchemaValidator.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is not on the classpath: depend on "
+            + "sdk-core's test-jar (type test-jar, scope test)");
+      }
+      JsonNode crd = YAML.readTree(in);
+      JsonNode spec = crd.path("spec");
+      JsonNode version = spec.path("versions").path(0);
+      JsonNode schema = version.path("schema").path("openAPIV3Schema");
+      checkKeywords(schema, resource + "#");
+      return new Crd(spec.path("group").asText(), version.path("name").asText(),
+          spec.path("names").path("kind").asText(), spec.path("names").path("plural").asText(),
+          spec.path("scope").asText(), schema);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + resource, e);
+    }
+  }
+
+  // a rule we cannot evaluate would otherwise pass whatever the value
+  private static void checkRules(JsonNode schema, String where) {
+    for (JsonNode rule : schema.path("x-kubernetes-validations")) {
+      String text = rule.path("rule").asText();
+      if (!CEL_RULES.containsKey(text)) {
+        throw new IllegalStateException("CEL rule '" + text + "' at " + where
+            + " is not known to CrdSchemaValidator: add it to CEL_RULES");
+      }
+    }
+    schema.path("properties").properties()
+        .forEach(e -> checkRules(e.getValue(), where + "/" + e.getKey()));
+    for (String nested : List.of("items", "additionalProperties")) {
+      if (schema.path(nested).isObject()) {
+        checkRules(schema.get(nested), where + "/" + nested);
+      }
+    }
+    for (JsonNode branch : schema.path("anyOf")) {
+      checkRules(branch, where + "/anyOf");
+    }
+  }
+
   private static CrdSchemaValidator loadFromClasspath() {
     Map<String, Crd> crds = new LinkedHashMap<>();
+    crds.put("TrainJob", crdFromYaml(TRAINJOB_CRD));
     for (String kind : KINDS) {
       String resource = "kubeflow/schemas/" + kind + ".json";
       try (InputStream in = CrdSchemaValidator.class.getClassLoader().getResourceAsStream(resource)) {
@@ -194,7 +309,7 @@ public final class CrdSchemaValidator {
     return crds.values();
   }
 
-  /** The CRD of a kubeflow.org/v1 {@code kind}, e.g. {@code "TFJob"}. */
+  /** The CRD of a kubeflow.org/v1 {@code kind}, e.g. {@code "TFJob"}, or {@code "TrainJob"}. */
   public Crd crd(String kind) {
     Crd crd = crds.get(kind);
     if (crd == null) {
@@ -232,16 +347,19 @@ public final class CrdSchemaValidator {
     if (!out.isEmpty()) {
       return out;
     }
-    if (apiVersion.equals(KUBEFLOW_API_VERSION)) {
+    if (apiVersion.equals(KUBEFLOW_API_VERSION) || apiVersion.equals(TRAINER_API_VERSION)) {
       Crd crd = crds.get(kind);
-      if (crd == null) {
-        out.add("kind: no CRD for kubeflow.org/v1 kind '" + kind + "' (known: " + KINDS + ")");
+      if (crd == null || !crd.apiVersion().equals(apiVersion)) {
+        out.add("kind: no CRD for " + apiVersion + " kind '" + kind + "' (known: "
+            + crds.keySet() + ")");
         return out;
       }
       checkObjectMeta(manifest.path("metadata"), "metadata", true, out);
       ObjectNode withoutMetadata = ((ObjectNode) manifest).deepCopy();
       withoutMetadata.remove("metadata");  // the schema says only {type: object}; checked above
       check(withoutMetadata, crd.openApiV3Schema, "", out);
+      // Root rules see the whole object, metadata included (the TrainJob's name rules).
+      checkRulesOn(manifest, crd.openApiV3Schema, "", out);
       return out;
     }
     switch (apiVersion + " " + kind) {
@@ -278,6 +396,11 @@ public final class CrdSchemaValidator {
   public List<String> webhookViolations(JsonNode manifest) {
     List<String> out = new ArrayList<>();
     String kind = manifest.path("kind").asText("");
+    if (TRAINER_API_VERSION.equals(manifest.path("apiVersion").asText())
+        && kind.equals("TrainJob")) {
+      trainJobWebhook(manifest, out);
+      return out;
+    }
     if (!KUBEFLOW_API_VERSION.equals(manifest.path("apiVersion").asText())
         || !crds.containsKey(kind)) {
       return out;
@@ -333,6 +456,81 @@ public final class CrdSchemaValidator {
       out.add(specsPath + ": Chief and Master cannot both be set (Master is an old alias of Chief)");
     }
     return out;
+  }
+
+  /** The shipped runtimes' replicated jobs and containers that runtimePatches may target. */
+  private static final Set<String> RUNTIME_JOBS = Set.of("node", "launcher",
+      "dataset-initializer", "model-initializer");
+  private static final Pattern DOMAIN_PREFIXED = Pattern.compile(
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+/[-A-Za-z0-9_./]+");
+
+  /**
+   * The Trainer webhook's checks of a TrainJob (CONTRACT.md (a), against the shipped runtimes,
+   * whose trainer job and container are {@code node}) and the JobSet webhook's name-length rule
+   * for the pods it would create ({@code <job>-<rjob>-0-<index>-abcde} at most 63 characters).
+   */
+  private static void trainJobWebhook(JsonNode job, List<String> out) {
+    JsonNode spec = job.path("spec");
+    JsonNode ref = spec.path("runtimeRef");
+    String refKind = ref.path("kind").asText("ClusterTrainingRuntime");
+    if (!refKind.equals("ClusterTrainingRuntime") && !refKind.equals("TrainingRuntime")
+        || !ref.path("apiGroup").asText("trainer.kubeflow.org").equals("trainer.kubeflow.org")) {
+      out.add("spec.runtimeRef: unsupported runtime: " + refKind + "."
+          + ref.path("apiGroup").asText("trainer.kubeflow.org"));
+    }
+    Set<String> reserved = new java.util.TreeSet<>();
+    for (JsonNode env : spec.path("trainer").path("env")) {
+      if (TRAINER_RESERVED_ENV.contains(env.path("name").asText())) {
+        reserved.add(env.path("name").asText());
+      }
+    }
+    if (!reserved.isEmpty()) {
+      out.add("spec.trainer.env: must not have reserved envs, invalid envs configured: "
+          + reserved);
+    }
+    JsonNode patches = spec.path("runtimePatches");
+    for (int i = 0; i < patches.size(); i++) {
+      String path = "spec.runtimePatches[" + i + "]";
+      String manager = patches.get(i).path("manager").asText("");
+      if (!DOMAIN_PREFIXED.matcher(manager).matches()) {
+        out.add(path + ".manager: '" + manager + "' is not a domain-prefixed path (acme.io/x)");
+      }
+      JsonNode jobs = patches.get(i).at("/trainingRuntimeSpec/template/spec/replicatedJobs");
+      for (int j = 0; j < jobs.size(); j++) {
+        String name = jobs.get(j).path("name").asText();
+        if (!RUNTIME_JOBS.contains(name)) {
+          out.add(path + ".replicatedJobs[" + j + "].name: the runtime has no job '" + name
+              + "'");
+        }
+        JsonNode containers = jobs.get(j).at("/template/spec/template/spec/containers");
+        for (JsonNode container : containers) {
+          String c = container.path("name").asText();
+          if (!RUNTIME_JOBS.contains(c) || c.equals("launcher")) {
+            out.add(path + ".replicatedJobs[" + j + "]: the runtime has no container '" + c
+                + "'");
+          }
+          if (!c.equals("node") && container.has("env")) {
+            out.add(path + ".replicatedJobs[" + j + "]: container " + c
+                + " must not have env");
+          }
+        }
+      }
+    }
+    String name = job.path("metadata").path("name").asText("");
+    int nodes = spec.path("trainer").path("numNodes").asInt(1);
+    List<String> jobs = new ArrayList<>(List.of("node-0-" + Math.max(0, nodes - 1)));
+    for (String step : List.of("dataset", "model")) {
+      if (spec.path("initializer").has(step)) {
+        jobs.add(step + "-initializer-0-0");
+      }
+    }
+    for (String pod : jobs) {
+      String longest = name + "-" + pod + "-abcde";
+      if (longest.length() > 63) {
+        out.add("metadata.name: JobSet name is too long, pod names such as '" + longest
+            + "' would exceed 63 characters");
+      }
+    }
   }
 
   /**
@@ -454,6 +652,9 @@ public final class CrdSchemaValidator {
       return;
     }
     checkEnum(value, schema, path, out);
+    if (!path.isEmpty()) {
+      checkRulesOn(value, schema, path, out);
+    }
     boolean preserveUnknown = schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
     String type = schema.path("type").asText("");
     switch (type) {
@@ -483,11 +684,14 @@ public final class CrdSchemaValidator {
           out.add(typeError(path, "integer", value));
         } else {
           checkIntegerFormat(value.bigIntegerValue(), schema.path("format").asText(""), path, out);
+          checkBounds(value.decimalValue(), schema, path, out);
         }
       }
       case "number" -> {
         if (!value.isNumber()) {
           out.add(typeError(path, "number", value));
+        } else {
+          checkBounds(value.decimalValue(), schema, path, out);
         }
       }
       case "boolean" -> {
@@ -504,8 +708,26 @@ public final class CrdSchemaValidator {
     }
   }
 
+  private static void checkRulesOn(JsonNode value, JsonNode schema, String path,
+      List<String> out) {
+    for (JsonNode rule : schema.path("x-kubernetes-validations")) {
+      if (!CEL_RULES.get(rule.path("rule").asText()).holds(value)) {
+        out.add(at(path) + ": Invalid value: " + describe(value) + ": "
+            + rule.path("message").asText(rule.path("rule").asText()));
+      }
+    }
+  }
+
   private void checkObject(JsonNode value, JsonNode schema, String path, boolean preserveUnknown,
       List<String> out) {
+    if (schema.has("minProperties") && value.size() < schema.get("minProperties").asInt()) {
+      out.add(at(path) + ": should have at least " + schema.get("minProperties").asInt()
+          + " properties");
+    }
+    if (schema.has("maxProperties") && value.size() > schema.get("maxProperties").asInt()) {
+      out.add(at(path) + ": should have at most " + schema.get("maxProperties").asInt()
+          + " properties");
+    }
     JsonNode properties = schema.path("properties");
     JsonNode additional = schema.path("additionalProperties");
     value.properties().forEach(field -> {
@@ -526,6 +748,13 @@ public final class CrdSchemaValidator {
   }
 
   private void checkArray(JsonNode value, JsonNode schema, String path, List<String> out) {
+    if (schema.has("maxItems") && value.size() > schema.get("maxItems").asInt()) {
+      out.add(at(path) + ": Too many: " + value.size() + ": must have at most "
+          + schema.get("maxItems").asInt() + " items");
+    }
+    if (schema.has("minItems") && value.size() < schema.get("minItems").asInt()) {
+      out.add(at(path) + ": must have at least " + schema.get("minItems").asInt() + " items");
+    }
     JsonNode items = schema.path("items");
     for (int i = 0; i < value.size(); i++) {
       if (items.isObject()) {
@@ -566,6 +795,16 @@ public final class CrdSchemaValidator {
   }
 
   private void checkString(String text, JsonNode schema, String path, List<String> out) {
+    // The API server counts characters (runes), not UTF-16 units.
+    int length = text.codePointCount(0, text.length());
+    if (schema.has("maxLength") && length > schema.get("maxLength").asInt()) {
+      out.add(at(path) + ": Too long: may not be more than " + schema.get("maxLength").asInt()
+          + " characters, got " + length);
+    }
+    if (schema.has("minLength") && length < schema.get("minLength").asInt()) {
+      out.add(at(path) + ": should be at least " + schema.get("minLength").asInt()
+          + " characters long, got " + length);
+    }
     if (schema.has("pattern")) {
       String regex = schema.get("pattern").asText();
       if (!patterns.computeIfAbsent(regex, Pattern::compile).matcher(text).find()) {
@@ -579,6 +818,18 @@ public final class CrdSchemaValidator {
       } catch (DateTimeParseException e) {
         out.add(at(path) + ": '" + text + "' is not an RFC 3339 date-time");
       }
+    }
+  }
+
+  private static void checkBounds(BigDecimal value, JsonNode schema, String path,
+      List<String> out) {
+    if (schema.has("minimum") && value.compareTo(schema.get("minimum").decimalValue()) < 0) {
+      out.add(at(path) + ": Invalid value: " + value + ": should be greater than or equal to "
+          + schema.get("minimum").asText());
+    }
+    if (schema.has("maximum") && value.compareTo(schema.get("maximum").decimalValue()) > 0) {
+      out.add(at(path) + ": Invalid value: " + value + ": should be less than or equal to "
+          + schema.get("maximum").asText());
     }
   }
 

@@ -433,12 +433,109 @@ class CrdSchemaValidatorTest {
   }
 
   @Test
-  void loadsAllSixKubeflowSchemas() {
+  void loadsAllSixKubeflowSchemasAndTheTrainJob() {
     assertThat(VALIDATOR.crds()).extracting(CrdSchemaValidator.Crd::plural)
         .containsExactlyInAnyOrder("pytorchjobs", "tfjobs", "mpijobs", "xgboostjobs", "jaxjobs",
-            "paddlejobs");
+            "paddlejobs", "trainjobs");
+    assertThat(VALIDATOR.crd("TrainJob").apiVersion())
+        .isEqualTo("trainer.kubeflow.org/v1alpha1");
+    assertThat(CrdSchemaValidator.loadTrainerV20().crd("TrainJob").openApiV3Schema()
+        .at("/properties/spec/properties").has("podSpecOverrides")).isTrue();
     assertThat(VALIDATOR.crd("TFJob").apiVersion()).isEqualTo("kubeflow.org/v1");
     assertThat(VALIDATOR.crd("TFJob").scope()).isEqualTo("Namespaced");
+  }
+
+  static final String TRAIN_JOB = """
+      apiVersion: trainer.kubeflow.org/v1alpha1
+      kind: TrainJob
+      metadata:
+        name: mnist
+        namespace: kubeflow
+      spec:
+        runtimeRef:
+          name: torch-distributed
+        trainer:
+          image: 127.0.0.1:5000/team/mnist:v1
+          command: [torchrun, /app/mnist.py]
+          numNodes: 2
+          numProcPerNode: 1
+          env:
+            - name: EPOCHS
+              value: "1"
+          resourcesPerNode:
+            limits: {cpu: "2", memory: 4Gi}
+        initializer:
+          dataset:
+            storageUri: hf://fashion_mnist
+        runtimePatches:
+          - manager: fairing4j.dev/deployer
+            trainingRuntimeSpec:
+              template:
+                spec:
+                  replicatedJobs:
+                    - name: node
+                      template:
+                        spec:
+                          template:
+                            metadata:
+                              labels: {fairing4j.dev/job-name: mnist}
+                            spec:
+                              containers:
+                                - name: node
+                                  volumeMounts:
+                                    - {name: models, mountPath: /opt/mnist/models}
+                              volumes:
+                                - name: models
+                                  persistentVolumeClaim: {claimName: models}
+      """;
+
+  @Test
+  void aTrainJobIsCheckedAgainstTheV23SchemaItsCelRulesAndTheWebhook() {
+    assertThatCode(() -> VALIDATOR.assertValid(TRAIN_JOB)).doesNotThrowAnyException();
+
+    ObjectNode job = (ObjectNode) CrdSchemaValidator.parseDocuments(TRAIN_JOB).get(0);
+    set(job, "/metadata/name", "Mnist-With-A-Name-Far-Too-Long-For-The-Pods-Of-A-JobSet-x");
+    set(job, "/spec/managedBy", "me");
+    set(job, "/spec/initializer/dataset/storageUri", "fashion_mnist");
+    set(job, "/spec/trainer/numNodes", NODES.textNode("2"));
+    set(job, "/spec/trainer/env/0/name", "PET_NNODES");
+    set(job, "/spec/activeDeadlineSeconds", NODES.numberNode(0));
+    set(job, "/spec/runtimePatches/0/manager", "fairing4j");
+    set(job, "/spec/podSpecOverrides", NODES.arrayNode());
+
+    assertThat(VALIDATOR.violations(job)).containsExactlyInAnyOrder(
+        "metadata.name: 'Mnist-With-A-Name-Far-Too-Long-For-The-Pods-Of-A-JobSet-x' is not a"
+            + " DNS-1123 subdomain (lower-case letters, digits, '-' and '.', starting and ending"
+            + " with a letter or digit)",
+        "<root>: Invalid value: an object: metadata.name must match RFC 1035 DNS label format",
+        "spec.managedBy: Invalid value: string \"me\": ManagedBy must be"
+            + " trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set",
+        "spec.initializer.dataset.storageUri: Invalid value: string \"fashion_mnist\":"
+            + " storageUri may be empty, or it must be a valid URI (scheme://...)",
+        "spec.trainer.numNodes: expected integer, got string \"2\"",
+        "spec.activeDeadlineSeconds: Invalid value: 0: should be greater than or equal to 1",
+        "spec.podSpecOverrides: unknown field \"podSpecOverrides\"",
+        "spec.trainer.env: must not have reserved envs, invalid envs configured: [PET_NNODES]",
+        "spec.runtimePatches[0].manager: 'fairing4j' is not a domain-prefixed path (acme.io/x)",
+        "metadata.name: JobSet name is too long, pod names such as"
+            + " 'Mnist-With-A-Name-Far-Too-Long-For-The-Pods-Of-A-JobSet-x-node-0-1-abcde' would"
+            + " exceed 63 characters",
+        "metadata.name: JobSet name is too long, pod names such as"
+            + " 'Mnist-With-A-Name-Far-Too-Long-For-The-Pods-Of-A-JobSet-x-dataset-initializer-0-0"
+            + "-abcde' would exceed 63 characters");
+  }
+
+  @Test
+  void theV20TrainJobHasPodSpecOverridesAndIntOrStringProcesses() {
+    ObjectNode job = (ObjectNode) CrdSchemaValidator.parseDocuments(TRAIN_JOB).get(0);
+    job.with("spec").remove("runtimePatches");
+    set(job, "/spec/trainer/numProcPerNode", "auto");
+    set(job, "/spec/labels", NODES.objectNode().put("team", "a"));
+
+    assertThat(CrdSchemaValidator.loadTrainerV20().violations(job)).isEmpty();
+    assertThat(VALIDATOR.violations(job)).containsExactlyInAnyOrder(
+        "spec.trainer.numProcPerNode: expected integer, got string \"auto\"",
+        "spec.labels: unknown field \"labels\"");
   }
 
   private static ObjectNode pyTorchJob() {

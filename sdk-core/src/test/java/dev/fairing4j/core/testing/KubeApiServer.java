@@ -86,6 +86,28 @@ public final class KubeApiServer implements AutoCloseable {
       "xgboostjobs", "jaxjobs", "paddlejobs")
       .map(plural -> "kubeflow/crds/kubeflow.org_" + plural + ".yaml").toList();
 
+  /**
+   * The Kubeflow Trainer v2 CRDs (TrainJob, TrainingRuntime, ClusterTrainingRuntime;
+   * {@code trainer.kubeflow.org/v1alpha1}) of kubeflow/trainer v2.3.0 and the JobSet CRD of the
+   * JobSet release it installs (v0.12.0), byte-for-byte: for {@code RealKubernetes.withCrds(..)}.
+   * The JobSet CRD is applied first, as an install does.
+   */
+  public static final List<String> TRAINER_V2_CRDS = List.of(
+      "kubeflow/trainer/crds/jobset.x-k8s.io_jobsets.yaml",
+      "kubeflow/trainer/crds/trainer.kubeflow.org_trainjobs.yaml",
+      "kubeflow/trainer/crds/trainer.kubeflow.org_trainingruntimes.yaml",
+      "kubeflow/trainer/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml");
+
+  /**
+   * The TrainJob and ClusterTrainingRuntime CRDs of Trainer v2.0.1 (the version the cluster kit
+   * runs: {@code podSpecOverrides}, {@code spec.labels}, int-or-string {@code numProcPerNode}).
+   * Their names are those of {@link #TRAINER_V2_CRDS}, so apply them only to a server of the
+   * test's own ({@link #start()}); {@link #applyCrds} refuses to mix the two on one server.
+   */
+  public static final List<String> TRAINER_V2_0_CRDS = List.of(
+      "kubeflow/trainer-v2.0.1/crds/trainer.kubeflow.org_trainjobs.yaml",
+      "kubeflow/trainer-v2.0.1/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml");
+
   private static final String CONTROLLERS_USER = "fairing4j-controllers";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -102,6 +124,8 @@ public final class KubeApiServer implements AutoCloseable {
   private final HttpClient http;
   private final AuditLog audit;
   private final Set<String> appliedCrds = new LinkedHashSet<>();
+  // CRD name to the resource it came from: two versions of one CRD must not meet on a server.
+  private final Map<String, String> crdSources = new java.util.HashMap<>();
   private Path apiServerBinary;
   private List<String> extraApiServerFlags = List.of();
   private Process etcd;
@@ -492,6 +516,12 @@ public final class KubeApiServer implements AutoCloseable {
       Map<String, Object> crd = readYamlResource(resource);
       @SuppressWarnings("unchecked")
       String name = (String) ((Map<String, Object>) crd.get("metadata")).get("name");
+      String earlier = crdSources.putIfAbsent(name, resource);
+      if (earlier != null) {
+        throw new AssertionFailedError("CRD " + name + " was applied from " + earlier
+            + "; " + resource + " is another version of it: use a server of the test's own"
+            + " (KubeApiServer.start()) for it");
+      }
       Response response = send("POST",
           "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd);
       if (response.status() != 201 && response.status() != 409) {
