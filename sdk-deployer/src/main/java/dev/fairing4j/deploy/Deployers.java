@@ -3,9 +3,11 @@ package dev.fairing4j.deploy;
 import dev.fairing4j.deploy.batch.BatchJobDeployer;
 import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deploy.kubeflow.TfJobDeployer;
+import dev.fairing4j.deploy.trainer.TrainJobDeployer;
 
 /**
- * Where deployers come from: one factory per job kind. Each returns an immutable value whose
+ * Where deployers come from: one factory per job kind (Kubeflow's PyTorchJob and TFJob, Kubeflow
+ * Trainer v2's TrainJob, a plain batch Job). Each returns an immutable value whose
  * fluent calls return new values.
  *
  * <pre>{@code
@@ -31,6 +33,17 @@ public final class Deployers {
   /** A Kubeflow TFJob with one Worker. */
   public static TfJobDeployer tfJob(String name) {
     return TfJobDeployer.named(name);
+  }
+
+  /**
+   * A Kubeflow Trainer v2 TrainJob on the ClusterTrainingRuntime {@code torch-distributed} with
+   * one node; {@code numNodes(n)}, {@code runtime(..)} and the rest change that.
+   *
+   * @param name a DNS-1035 label, short enough for the JobSet's pod names
+   *     ({@code <name>-node-0-<rank>-xxxxx}: at most 48 characters for up to 10 nodes)
+   */
+  public static TrainJobDeployer trainJob(String name) {
+    return TrainJobDeployer.named(name);
   }
 
   /**

@@ -100,7 +100,7 @@ public final class Mutators {
           "give the node's directory as an absolute path, e.g. /mnt/data");
     }
     return new VolumeMount(volumeName("host-", hostPath), Map.of("hostPath",
-        Map.of("path", hostPath, "type", "DirectoryOrCreate")), mountPath, false,
+        ordered("path", hostPath, "type", "DirectoryOrCreate")), mountPath, false,
         Optional.empty());
   }
 
@@ -109,7 +109,7 @@ public final class Mutators {
    * default of 64 MiB breaks PyTorch DataLoader workers and NCCL.
    */
   public static VolumeMount sharedMemory(String size) {
-    return new VolumeMount("dshm", Map.of("emptyDir", Map.of("medium", "Memory",
+    return new VolumeMount("dshm", Map.of("emptyDir", ordered("medium", "Memory",
         "sizeLimit", Validators.quantity("sharedMemory", size))), "/dev/shm", false,
         Optional.empty());
   }
@@ -200,6 +200,15 @@ public final class Mutators {
     String hash = sha256(source).substring(0, 8);
     String head = cleaned.substring(0, Math.min(cleaned.length(), 50)).replaceAll("-+$", "");
     return (head.isEmpty() ? "vol" : head) + "-" + hash;
+  }
+
+  // Two-entry maps in a fixed order: Map.of iterates in an order that changes from JVM to JVM,
+  // and a dry run must print the same bytes every time.
+  private static Map<String, Object> ordered(String k1, Object v1, String k2, Object v2) {
+    Map<String, Object> map = new java.util.LinkedHashMap<>();
+    map.put(k1, v1);
+    map.put(k2, v2);
+    return java.util.Collections.unmodifiableMap(map);
   }
 
   private static String sha256(String text) {

@@ -15,7 +15,8 @@ import java.util.Objects;
 
 /**
  * Arena's verbs as a Java API: list, inspect, follow, delete and re-attach to training jobs
- * (PyTorchJob, TFJob and the SDK's batch Jobs) of one namespace, and see where the GPUs go.
+ * (PyTorchJob, TFJob, Kubeflow Trainer v2 TrainJob and the SDK's batch Jobs) of one namespace,
+ * and see where the GPUs go.
  * An immutable value: {@link #inNamespace} derives a client for another namespace that shares
  * this one's connection, so notebook cells can keep one per team.
  *
@@ -74,7 +75,7 @@ public final class TrainingClient {
    * A handle on a job started elsewhere (another process, before a notebook kernel restart),
    * whatever its kind.
    *
-   * @throws FairingException when no PyTorchJob, TFJob or SDK batch Job has that name
+   * @throws FairingException when no PyTorchJob, TFJob, TrainJob or SDK batch Job has that name
    */
   public TrainingJob attach(String name) {
     Validators.requireText("name", name);
@@ -109,7 +110,7 @@ public final class TrainingClient {
 
   private FairingException notFound(String name) {
     return FairingException.of("find training job", namespace() + "/" + name,
-        "no PyTorchJob, TFJob or fairing4j batch Job named '" + name + "' in namespace "
+        "no PyTorchJob, TFJob, TrainJob or fairing4j batch Job named '" + name + "' in namespace "
             + namespace(), "list the jobs with client.list(), or pick the namespace with"
             + " inNamespace(..)", null);
   }

@@ -77,6 +77,15 @@ class MutatorsTest {
   }
 
   @Test
+  void volumeSourcesKeepOneKeyOrderInEveryJvm() {
+    // Map.of's iteration order differs between JVMs, so a dry run printed other bytes each time.
+    Map<?, ?> shm = (Map<?, ?>) Mutators.sharedMemory("2Gi").source().get("emptyDir");
+    Map<?, ?> host = (Map<?, ?>) Mutators.hostPath("/mnt/data", "/data").source().get("hostPath");
+    assertThat(List.<Object>copyOf(shm.keySet())).containsExactly("medium", "sizeLimit");
+    assertThat(List.<Object>copyOf(host.keySet())).containsExactly("path", "type");
+  }
+
+  @Test
   void resourcesSetRequestsAndLimitsAndKeepEverythingElse() {
     Map<String, Object> template = template();
     PodTemplate view = view(template, Optional.of(ReplicaType.WORKER), false);

@@ -15,12 +15,14 @@ import dev.fairing4j.deploy.internal.StorageBackend;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.kubernetes.internal.ClusterSettings;
 import dev.fairing4j.deploy.kubernetes.internal.JobRef;
+import dev.fairing4j.deploy.kubernetes.internal.JobKinds;
 import dev.fairing4j.deploy.kubernetes.internal.JobSubmitter;
 import dev.fairing4j.deploy.kubernetes.internal.KubeConnection;
 import dev.fairing4j.deploy.kubernetes.internal.KubeEnvironment;
 import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
 import dev.fairing4j.deploy.kubernetes.internal.StorageReconciler;
+import dev.fairing4j.deploy.kubernetes.internal.TrainJobPreflight;
 import dev.fairing4j.deploy.kubernetes.internal.ClusterConfigResolver;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
 import dev.fairing4j.deploy.storage.Ensured;
@@ -197,7 +199,9 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
    * @throws InvalidInputException for a broken kubeconfig, an unknown context or malformed
    *     objects, before any request
    * @throws KubernetesApiException when the API server refuses: name taken, operator missing,
-   *     RBAC denial, namespace missing
+   *     RBAC denial, namespace missing; for a TrainJob also a runtime that does not exist (the
+   *     error lists those that do) or a cluster without the Trainer (with its install command),
+   *     checked before anything is created
    */
   @Override
   public TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
@@ -207,6 +211,9 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
     ProgressListener listener = progress == null ? ProgressListener.NONE
         : GuardedListener.guard(progress);
     KubeRest rest = connection.rest();
+    if (JobKinds.isTrainJob(job.kind())) {
+      job = new TrainJobPreflight(rest, connection).prepare(job, options);
+    }
     Map<String, Object> stored = new JobSubmitter(rest, timings).submit(job, options, listener);
     String apiVersion = String.valueOf(stored.getOrDefault("apiVersion",
         job.trainingObject().get("apiVersion")));

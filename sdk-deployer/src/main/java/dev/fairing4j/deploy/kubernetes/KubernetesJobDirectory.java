@@ -22,6 +22,7 @@ import dev.fairing4j.deploy.monitor.JobSummary;
 import dev.fairing4j.deploy.monitor.NodeGpus;
 import dev.fairing4j.deploy.monitor.TopJobs;
 import dev.fairing4j.deploy.monitor.TopNodes;
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,13 +34,15 @@ import java.util.function.Supplier;
 
 /**
  * The training jobs of a Kubernetes cluster for {@link dev.fairing4j.deploy.TrainingClient}:
- * PyTorchJobs, TFJobs and the batch Jobs the SDK created (labelled
- * {@code app.kubernetes.io/managed-by=fairing4j}), their pods, and GPU use. A kind whose CRD is
- * not installed is simply absent. Each call reads the pods of a namespace once, not per job.
+ * PyTorchJobs, TFJobs, Kubeflow Trainer v2 TrainJobs and the batch Jobs the SDK created
+ * (labelled {@code app.kubernetes.io/managed-by=fairing4j}; a TrainJob's own Jobs are its, not
+ * listed apart), their pods, and GPU use. A kind whose CRD is not installed is simply absent.
+ * Each call reads the pods of a namespace once, not per job.
  */
 final class KubernetesJobDirectory implements JobDirectory {
   private static final List<ResourceRef> KUBEFLOW = List.of(
-      ResourceRef.of("kubeflow.org/v1", "PyTorchJob"), ResourceRef.of("kubeflow.org/v1", "TFJob"));
+      ResourceRef.of("kubeflow.org/v1", "PyTorchJob"), ResourceRef.of("kubeflow.org/v1", "TFJob"),
+      ResourceRef.of(TrainJobs.API_VERSION, TrainJobs.KIND));
   private static final ResourceRef BATCH = ResourceRef.of("batch/v1", JobKinds.BATCH_JOB);
   private static final ResourceRef NODES = ResourceRef.of("v1", "Node");
   private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
@@ -131,7 +134,10 @@ final class KubernetesJobDirectory implements JobDirectory {
     return new TopNodes(rows);
   }
 
-  /** The job called {@code name}: PyTorchJob first, then TFJob, then an SDK batch Job. */
+  /**
+   * The job called {@code name}: PyTorchJob first, then TFJob, then TrainJob, then an SDK batch
+   * Job.
+   */
   private Optional<Found> find(String namespace, String name) {
     KubeRest client = rest.get();
     for (ResourceRef kind : KUBEFLOW) {
@@ -143,7 +149,16 @@ final class KubernetesJobDirectory implements JobDirectory {
     return findQuietly(client, BATCH, namespace, name)
         .filter(o -> "fairing4j".equals(JsonTree.string(o, "metadata", "labels", MANAGED_BY)
             .orElse("")))
+        .filter(KubernetesJobDirectory::ownJob)
         .map(o -> new Found(BATCH, o));
+  }
+
+  /**
+   * Whether a batch Job is a job of its own, not one of a TrainJob's JobSet (which may carry the
+   * TrainJob's labels, the SDK's among them, on Trainer v2.0).
+   */
+  private static boolean ownJob(Map<String, Object> job) {
+    return JsonTree.text(job, "metadata", "labels", TrainJobs.JOBSET_NAME_LABEL).isEmpty();
   }
 
   /** Reads one object; empty also when the kind's CRD is not installed (404 on the kind). */
@@ -168,6 +183,7 @@ final class KubernetesJobDirectory implements JobDirectory {
           .forEach(o -> jobs.add(new Found(kind, o)));
     }
     listQuietly(client, BATCH, namespace, Optional.of(MANAGED_BY + "=fairing4j"))
+        .stream().filter(KubernetesJobDirectory::ownJob)
         .forEach(o -> jobs.add(new Found(BATCH, o)));
     jobs.sort(Comparator.comparing(Found::name).thenComparing(f -> f.resource().kind()));
     return jobs;
@@ -218,20 +234,12 @@ final class KubernetesJobDirectory implements JobDirectory {
       boolean labelled = JobKinds.isBatch(kind)
           ? name.equals(labels.get("job-name"))
               || name.equals(labels.get("batch.kubernetes.io/job-name"))
+          : JobKinds.isTrainJob(kind) ? name.equals(labels.get(TrainJobs.JOBSET_NAME_LABEL))
           : name.equals(labels.get("training.kubeflow.org/job-name"))
               || ("kubeflow.org".equals(labels.get("group-name"))
                   && name.equals(labels.get("job-name")));
-      return labelled && controlledBy(p, kind);
+      return labelled && JobReader.controlledBy(p, kind);
     }).toList();
-  }
-
-  private static boolean controlledBy(Map<String, Object> pod, String kind) {
-    for (Map<String, Object> owner : JsonTree.maps(pod, "metadata", "ownerReferences")) {
-      if (Boolean.TRUE.equals(owner.get("controller"))) {
-        return kind.equals(JsonTree.string(owner, "kind").orElse(""));
-      }
-    }
-    return true;
   }
 
   private static List<String> replicaTypes(Map<String, Object> object) {

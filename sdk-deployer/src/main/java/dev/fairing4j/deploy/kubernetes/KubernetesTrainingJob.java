@@ -32,7 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A handle on a PyTorchJob, TFJob (or other Kubeflow kind) or batch Job on a Kubernetes cluster.
+ * A handle on a PyTorchJob, TFJob (or other Kubeflow kind), Kubeflow Trainer v2 TrainJob or batch
+ * Job on a Kubernetes cluster.
  * Every call reads the cluster afresh; the handle holds no open connection, so it can sit in a
  * notebook variable for hours.
  *
@@ -163,20 +164,28 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   }
 
   /**
-   * Suspends the job: the operator (or the Job controller) deletes its pods and keeps the object,
-   * so it can be resumed later. Kubeflow kinds through {@code spec.runPolicy.suspend}, batch Jobs
-   * through {@code spec.suspend}.
+   * Suspends the job: the operator (the Job controller, the Trainer) deletes its pods and keeps
+   * the object, so it can be resumed later. Kubeflow v1 kinds through
+   * {@code spec.runPolicy.suspend}, batch Jobs and TrainJobs through {@code spec.suspend}.
    */
   public void suspend() {
-    Map<String, Object> patch = JobKinds.isBatch(job.kind())
-        ? Map.of("spec", Map.of("suspend", true))
-        : Map.of("spec", Map.of("runPolicy", Map.of("suspend", true)));
-    rest.get().mergePatch(job.resource(), job.ns(), job.name(), patch);
+    rest.get().mergePatch(job.resource(), job.ns(), job.name(),
+        JobKinds.suspendPatch(job.kind(), true));
     LOG.info("Suspended {}", job);
   }
 
+  /**
+   * Resumes a suspended job: its controller creates the pods again (for a TrainJob the
+   * {@code activeDeadlineSeconds} clock starts again).
+   */
+  public void resume() {
+    rest.get().mergePatch(job.resource(), job.ns(), job.name(),
+        JobKinds.suspendPatch(job.kind(), false));
+    LOG.info("Resumed {}", job);
+  }
+
   private String suspendField() {
-    return JobKinds.isBatch(job.kind()) ? "spec.suspend" : "spec.runPolicy.suspend";
+    return JobKinds.suspendField(job.kind());
   }
 
   /** The logs of every replica's training container; see {@link JobLogs}. */

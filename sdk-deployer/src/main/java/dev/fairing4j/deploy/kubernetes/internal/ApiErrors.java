@@ -20,6 +20,15 @@ public final class ApiErrors {
   public static final String INSTALL_OPERATOR = "kubectl apply --server-side -k"
       + " \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
 
+  /**
+   * How to install Kubeflow Trainer v2 (its CRDs, controller, webhook and JobSet) and its
+   * runtimes, the release fairing4j targets.
+   */
+  public static final String INSTALL_TRAINER = "kubectl apply --server-side -k"
+      + " \"github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0\" && kubectl"
+      + " apply --server-side -k"
+      + " \"github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0\"";
+
   private static final Pattern RBAC_DENIAL = Pattern.compile("cannot \\S+ resource \"");
 
   private ApiErrors() {}
@@ -133,12 +142,16 @@ public final class ApiErrors {
           "check the namespace and the API server URL of this context", 404, null);
     }
     boolean kubeflow = ResourceRef.KUBEFLOW_GROUP.equals(resource.group());
+    boolean trainer = ResourceRef.TRAINER_GROUP.equals(resource.group());
     String message = "the API server does not serve " + resource.qualifiedName() + " (version "
         + resource.version() + "): the " + resource.kind() + " CRD is not installed"
-        + (kubeflow ? " (the Kubeflow training operator is missing)" : "");
+        + (kubeflow ? " (the Kubeflow training operator is missing)"
+            : trainer ? " (Kubeflow Trainer v2 is missing)" : "");
     String check = "check with 'kubectl get crd " + resource.qualifiedName() + "'";
     String hint = kubeflow
         ? "install the Kubeflow training operator: " + INSTALL_OPERATOR + "; " + check
+        : trainer ? "install Kubeflow Trainer v2 and its runtimes: " + INSTALL_TRAINER + "; "
+            + check
         : "install the CRD that defines " + resource.qualifiedName() + "; " + check;
     return new KubernetesApiException(Problem.CRD_NOT_INSTALLED, operation.what(),
         operation.subject(), message, hint, 404, null);

@@ -35,8 +35,8 @@ public final class FailureReport {
         .orElse("the job failed");
     List<String> warnings;
     try {
-      warnings = WarningEvents.about(rest, job.namespace(), object, podObjects,
-          WarningEvents.LIMIT);
+      warnings = WarningEvents.about(rest, job.namespace(), object,
+          new JobReader(rest, job).related(object), podObjects, WarningEvents.LIMIT);
     } catch (RuntimeException e) {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       warnings = List.of();

@@ -4,6 +4,8 @@ import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
+import dev.fairing4j.deploy.trainer.internal.TrainJobStatus;
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
 import java.util.ArrayList;
@@ -19,10 +21,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads a job's status and pods from the cluster. Kubeflow kinds report conditions the operator
  * way; a batch Job's Complete / Failed / Suspended conditions are mapped onto the same phases, and
- * without a terminal condition it is Running while it has active pods, else Created.
+ * without a terminal condition it is Running while it has active pods, else Created. A TrainJob's
+ * Suspended / Complete / Failed are mapped by {@link TrainJobStatus} (Queued when Kueue holds it,
+ * Running by its trainer job or pods); its pods are the JobSet's, found by the
+ * {@code jobset.sigs.k8s.io/jobset-name} label, and its warnings include those of its JobSet and
+ * Jobs.
  */
 public final class JobReader {
   private static final String KUBEFLOW_JOB_LABEL = "training.kubeflow.org/job-name";
+  private static final ResourceRef JOBSET = ResourceRef.of("jobset.x-k8s.io/v1alpha2", "JobSet");
+  private static final ResourceRef BATCH_JOBS = ResourceRef.of("batch/v1", JobKinds.BATCH_JOB);
   private static final Logger LOG = LoggerFactory.getLogger(JobReader.class);
   /** At most this many Warning events in a status, the newest. */
   public static final int STATUS_WARNINGS = 10;
@@ -87,6 +95,11 @@ public final class JobReader {
   public JobStatus status(Map<String, Object> object, List<PodInfo> pods,
       List<String> warnings) {
     Map<String, Object> status = JsonTree.map(object, "status");
+    if (JobKinds.isTrainJob(job.kind())) {
+      return new JobStatus(job.name(), job.kind(), TrainJobStatus.conditions(object, pods),
+          TrainJobStatus.replicas(pods), TrainJobStatus.startTime(object),
+          TrainJobStatus.completionTime(object), pods, warnings);
+    }
     List<JobCondition> conditions = JobKinds.isBatch(job.kind()) ? batchConditions(status)
         : conditions(status);
     Map<String, ReplicaStatus> replicas = new LinkedHashMap<>();
@@ -111,12 +124,36 @@ public final class JobReader {
    */
   public List<String> warnings(Map<String, Object> object, List<JobPod> pods) {
     try {
-      return WarningEvents.about(rest, job.namespace(), object,
+      return WarningEvents.about(rest, job.namespace(), object, related(object),
           pods.stream().map(JobPod::object).toList(), STATUS_WARNINGS);
     } catch (RuntimeException e) {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       return List.of();
     }
+  }
+
+  /**
+   * Objects between the job and its pods whose events explain it: for a TrainJob its JobSet
+   * (a failed Job, a name too long) and the JobSet's Jobs (BackoffLimitExceeded, a deadline).
+   * Best effort: what cannot be read (no RBAC on JobSets, say) is left out.
+   */
+  public List<Map<String, Object>> related(Map<String, Object> object) {
+    if (!JobKinds.isTrainJob(job.kind())) {
+      return List.of();
+    }
+    List<Map<String, Object>> related = new ArrayList<>();
+    try {
+      rest.find(JOBSET, job.ns(), job.name()).ifPresent(related::add);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not read the JobSet of {}: {}", job, e.getMessage());
+    }
+    try {
+      related.addAll(rest.list(BATCH_JOBS, job.ns(), Optional.of(TrainJobs.JOBSET_NAME_LABEL
+          + "=" + job.name()), Optional.empty()));
+    } catch (RuntimeException e) {
+      LOG.debug("Could not read the Jobs of {}: {}", job, e.getMessage());
+    }
+    return related;
   }
 
   /**
@@ -209,8 +246,10 @@ public final class JobReader {
   public List<Map<String, Object>> podObjects() {
     List<String> selectors = JobKinds.isBatch(job.kind())
         ? List.of("job-name=" + job.name(), "batch.kubernetes.io/job-name=" + job.name())
-        : List.of(KUBEFLOW_JOB_LABEL + "=" + job.name(),
-            "group-name=kubeflow.org,job-name=" + job.name());
+        : JobKinds.isTrainJob(job.kind())
+            ? List.of(TrainJobs.JOBSET_NAME_LABEL + "=" + job.name())
+            : List.of(KUBEFLOW_JOB_LABEL + "=" + job.name(),
+                "group-name=kubeflow.org,job-name=" + job.name());
     for (String selector : selectors) {
       List<Map<String, Object>> pods = rest.list(ResourceRef.PODS, job.ns(),
           Optional.of(selector), Optional.empty()).stream().filter(this::controlledByJobKind)
@@ -223,9 +262,18 @@ public final class JobReader {
   }
 
   private boolean controlledByJobKind(Map<String, Object> pod) {
+    return controlledBy(pod, job.kind());
+  }
+
+  /**
+   * Whether {@code pod} is controlled by an object of {@code kind} (or by nobody): a TrainJob's
+   * pods belong to the batch Jobs of its JobSet.
+   */
+  public static boolean controlledBy(Map<String, Object> pod, String kind) {
+    String controller = JobKinds.isTrainJob(kind) ? JobKinds.BATCH_JOB : kind;
     for (Map<String, Object> owner : JsonTree.maps(pod, "metadata", "ownerReferences")) {
       if (Boolean.TRUE.equals(owner.get("controller"))) {
-        return job.kind().equals(JsonTree.string(owner, "kind").orElse(""));
+        return controller.equals(JsonTree.string(owner, "kind").orElse(""));
       }
     }
     return true;

@@ -101,7 +101,9 @@ public final class JobSubmitter {
 
   private Map<String, Object> createTraining(Planned training) {
     try {
-      return rest.create(training.resource(), training.namespace(), training.body());
+      // A TrainJob's fields differ between Trainer versions: an unknown one must fail, not vanish.
+      return rest.create(training.resource(), training.namespace(), training.body(),
+          JobKinds.isTrainJob(training.resource().kind()));
     } catch (KubernetesApiException e) {
       if (e.problem() == Problem.ALREADY_EXISTS) { // created by someone else since the check
         throw ApiErrors.alreadyExists(operation(training), replaceHint(training));

@@ -15,6 +15,7 @@ public final class KubeConnection {
   private ClusterConfig config;
   private KubeRest rest;
   private JobWatchHub watches;
+  private final java.util.Map<String, Object> facts = new java.util.HashMap<>();
 
   /**
    * A connection for {@code settings} in {@code environment}, its requests bounded by
@@ -43,6 +44,28 @@ public final class KubeConnection {
       rest = new KubeRest(client, resolved).withBudget(timings.retryBudget());
     }
     return rest;
+  }
+
+  /**
+   * A fact about the cluster read once per connection (which TrainJob shape its Trainer takes,
+   * say): {@code read}'s answer, remembered when it is present. Empty answers are read again
+   * next time (the CRD may be installed meanwhile).
+   */
+  @SuppressWarnings("unchecked")
+  public <T> java.util.Optional<T> fact(String key, java.util.function.Supplier<
+      java.util.Optional<T>> read) {
+    synchronized (facts) {
+      if (facts.containsKey(key)) {
+        return java.util.Optional.of((T) facts.get(key));
+      }
+    }
+    java.util.Optional<T> answer = read.get();
+    answer.ifPresent(value -> {
+      synchronized (facts) {
+        facts.put(key, value);
+      }
+    });
+    return answer;
   }
 
   /**

@@ -118,9 +118,20 @@ public final class KubeRest {
   /** Creates {@code object}; returns the object as stored (with uid and resourceVersion). */
   public Map<String, Object> create(ResourceRef resource, Optional<String> namespace,
       Map<String, Object> object) {
+    return create(resource, namespace, object, false);
+  }
+
+  /**
+   * Creates {@code object}; with {@code strict}, a field the server's schema does not know is an
+   * error ({@code fieldValidation=Strict}) instead of being dropped with a warning, which matters
+   * where API versions differ in fields (TrainJob's v2.0 and v2.3).
+   */
+  public Map<String, Object> create(ResourceRef resource, Optional<String> namespace,
+      Map<String, Object> object, boolean strict) {
     Operation operation = Operation.create(resource, namespace,
         JsonTree.string(object, "metadata", "name").orElse(""));
-    Response response = send("POST", operation, List.of(), object, JSON);
+    Response response = send("POST", operation,
+        strict ? List.of(new Pair("fieldValidation", "Strict")) : List.of(), object, JSON);
     if (!response.ok()) {
       // A refusal of a Secret may quote its values (an admission policy's message, say).
       Redactor redactor = resource.isCore() && resource.kind().equals("Secret")
@@ -452,6 +463,15 @@ public final class KubeRest {
         .readTimeout(query.follow() ? Duration.ZERO : Duration.ofSeconds(60)).build();
     Call streamingCall = streaming.newCall(call.request());
     return new LogConnection(streamingCall, streamingCall.execute());
+  }
+
+  /**
+   * GETs {@code path}, a URL outside the resource paths (the published OpenAPI schemas under
+   * {@code /openapi/v3}), and returns the answer whatever its status; {@code operation} names
+   * the request in errors and retries.
+   */
+  public Response get(String path, Operation operation) {
+    return send("GET", path, operation, List.of(), null, JSON);
   }
 
   /** The exception for a failed response, asking about the namespace when the body is mute. */

@@ -61,9 +61,9 @@ public final class KubernetesJobLogs implements JobLogs {
   @Override
   public JobLogs replica(String replica) {
     Validators.requireText("replica", replica);
-    if (!replica.trim().matches("(?i)[a-z]+(-[0-9]+)?")) {
+    if (!replica.trim().matches("(?i)[a-z]+(-[a-z]+)*(-[0-9]+)?")) {
       throw InvalidInputException.of("replica", "'" + replica + "' is not a replica name",
-          "name an instance such as 'worker-1' or a type such as 'worker'");
+          "name an instance such as 'worker-1' or 'node-0', or a type such as 'worker'");
     }
     return new KubernetesJobLogs(rest, job, timings,
         new LogSelection(selection.tail(), selection.since(), Optional.of(replica)));

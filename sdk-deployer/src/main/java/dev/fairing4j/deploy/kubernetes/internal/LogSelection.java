@@ -10,7 +10,8 @@ import java.util.Optional;
  *
  * @param tail only the last lines of each replica (then new ones, when following)
  * @param since only lines written at or after this time
- * @param replica one instance ({@code worker-1}) or one type ({@code worker}), lower case
+ * @param replica one instance ({@code worker-1}, {@code node-0}) or one type ({@code worker},
+ *     {@code dataset-initializer}), lower case
  */
 public record LogSelection(Optional<Integer> tail, Optional<Instant> since,
     Optional<String> replica) {

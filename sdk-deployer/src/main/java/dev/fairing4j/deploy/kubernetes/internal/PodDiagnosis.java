@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
 import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -10,7 +11,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads one pod of a job into a {@link PodInfo}: which replica it is (from the operator's labels),
+ * Reads one pod of a job into a {@link PodInfo}: which replica it is (from the operator's labels;
+ * for a TrainJob the JobSet's replicated job, {@code node} or an initializer, and the completion
+ * index, so node 1 is {@code node-1}),
  * where it runs, and why it is not running, from the pod's conditions and container states
  * (Unschedulable with the scheduler's message, ImagePullBackOff with the image, CrashLoopBackOff,
  * a non-zero exit code).
@@ -149,6 +152,10 @@ public final class PodDiagnosis {
       return JobKinds.BATCH_REPLICA_TYPE;
     }
     Map<String, Object> labels = JsonTree.map(pod, "metadata", "labels");
+    if (JobKinds.isTrainJob(kind)) {
+      // As the Trainer's SDK names its steps: node-<index>, dataset-initializer...
+      return JsonTree.text(labels, TrainJobs.REPLICATED_JOB_LABEL).orElse("Unknown");
+    }
     for (String label : TYPE_LABELS) {
       Optional<String> value = JsonTree.text(labels, label);
       if (value.isPresent()) {

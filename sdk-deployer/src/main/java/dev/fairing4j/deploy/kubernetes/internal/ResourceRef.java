@@ -22,6 +22,8 @@ public record ResourceRef(String group, String version, String kind, String plur
 
   /** The Kubeflow training operator's API group. */
   public static final String KUBEFLOW_GROUP = "kubeflow.org";
+  /** Kubeflow Trainer v2's API group. */
+  public static final String TRAINER_GROUP = "trainer.kubeflow.org";
 
   private static final Map<String, String> PLURALS = Map.ofEntries(
       Map.entry("PyTorchJob", "pytorchjobs"), Map.entry("TFJob", "tfjobs"),
@@ -36,11 +38,15 @@ public record ResourceRef(String group, String version, String kind, String plur
       Map.entry("Role", "roles"), Map.entry("RoleBinding", "rolebindings"),
       Map.entry("ClusterRole", "clusterroles"),
       Map.entry("ClusterRoleBinding", "clusterrolebindings"),
-      Map.entry("PriorityClass", "priorityclasses"), Map.entry("StorageClass", "storageclasses"));
+      Map.entry("PriorityClass", "priorityclasses"), Map.entry("StorageClass", "storageclasses"),
+      Map.entry("TrainJob", "trainjobs"), Map.entry("TrainingRuntime", "trainingruntimes"),
+      Map.entry("ClusterTrainingRuntime", "clustertrainingruntimes"),
+      Map.entry("JobSet", "jobsets"),
+      Map.entry("CustomResourceDefinition", "customresourcedefinitions"));
 
   private static final java.util.Set<String> CLUSTER_SCOPED = java.util.Set.of(
       "PersistentVolume", "Namespace", "Node", "ClusterRole", "ClusterRoleBinding",
-      "PriorityClass", "StorageClass", "CustomResourceDefinition");
+      "PriorityClass", "StorageClass", "CustomResourceDefinition", "ClusterTrainingRuntime");
 
   /** Pods, in the core group. */
   public static final ResourceRef PODS = of("v1", "Pod");

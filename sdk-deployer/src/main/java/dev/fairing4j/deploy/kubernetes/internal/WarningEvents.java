@@ -28,18 +28,32 @@ public final class WarningEvents {
    */
   public static List<String> about(KubeRest rest, String namespace, Map<String, Object> job,
       List<Map<String, Object>> pods, int limit) {
-    return about(rest, namespace, involved(job, pods), limit);
+    return about(rest, namespace, job, List.of(), pods, limit);
   }
 
   /**
-   * The objects whose events count, name to uid ({@code ""} when unknown): the job and its pods.
+   * As {@link #about(KubeRest, String, Map, List, int)}, with the events of {@code related}
+   * objects too (a TrainJob's JobSet and Jobs, which have the job's name or one like it).
    */
-  public static Map<String, String> involved(Map<String, Object> job,
+  public static List<String> about(KubeRest rest, String namespace, Map<String, Object> job,
+      List<Map<String, Object>> related, List<Map<String, Object>> pods, int limit) {
+    List<Map<String, Object>> all = new ArrayList<>(related);
+    all.addAll(pods);
+    return about(rest, namespace, involved(job, all), limit);
+  }
+
+  /**
+   * The objects whose events count, name to uids ({@code ""} when unknown): the job and its pods
+   * (and what is between them). A TrainJob and its JobSet share a name, so a name may have
+   * several.
+   */
+  public static Map<String, Set<String>> involved(Map<String, Object> job,
       List<Map<String, Object>> pods) {
-    Map<String, String> involved = new LinkedHashMap<>();
+    Map<String, Set<String>> involved = new LinkedHashMap<>();
     for (Map<String, Object> object : concat(job, pods)) {
-      JsonTree.text(object, "metadata", "name").ifPresent(name -> involved.put(name,
-          JsonTree.string(object, "metadata", "uid").orElse("")));
+      JsonTree.text(object, "metadata", "name").ifPresent(name -> involved.computeIfAbsent(name,
+          n -> new LinkedHashSet<>()).add(JsonTree.string(object, "metadata", "uid")
+          .orElse("")));
     }
     return involved;
   }
@@ -54,7 +68,7 @@ public final class WarningEvents {
    * name alone.
    */
   public static List<String> about(KubeRest rest, String namespace,
-      Map<String, String> involved, int limit) {
+      Map<String, Set<String>> involved, int limit) {
     // Filtered here rather than by field selectors: a selector matches one involved object, not
     // the job and all its pods, and test doubles such as fabric8's mock ignore them.
     List<Map<String, Object>> events = rest.list(ResourceRef.EVENTS, Optional.of(namespace),
@@ -64,9 +78,9 @@ public final class WarningEvents {
       boolean warning = "Warning".equals(JsonTree.string(event, "type").orElse("Warning"));
       String name = JsonTree.string(event, "involvedObject", "name").orElse("");
       String uid = JsonTree.string(event, "involvedObject", "uid").orElse("");
-      String current = involved.get(name);
+      Set<String> current = involved.get(name);
       if (warning && current != null
-          && (uid.isEmpty() || current.isEmpty() || uid.equals(current))) {
+          && (uid.isEmpty() || current.contains("") || current.contains(uid))) {
         matching.add(event);
       }
     }
