@@ -47,10 +47,11 @@ class RbacDocumentTest {
             .containsEntry("namespace", "kubeflow");
       }
     }
-    // Least privilege: cluster-wide only volumes, namespace reads and the node and pod reads of
-    // topNodes(); no wildcards.
+    // Least privilege: cluster-wide only volumes, namespace reads, the node and pod reads of
+    // topNodes() and the Trainer's cluster-wide runtimes; no wildcards.
     assertThat(grants(false)).extracting(Grant::resource)
-        .containsOnly("persistentvolumes", "namespaces", "nodes", "pods");
+        .containsOnly("persistentvolumes", "namespaces", "nodes", "pods",
+            "clustertrainingruntimes");
     assertThat(grants(true)).noneMatch(g -> g.verb().equals("*") || g.resource().equals("*"));
   }
 
@@ -65,6 +66,19 @@ class RbacDocumentTest {
       operations.add(Operation.on("delete", job, ns, "mnist"));
       operations.add(Operation.onCollection("list", job, ns));
     }
+    ResourceRef trainJob = ResourceRef.of("trainer.kubeflow.org/v1alpha1", "TrainJob");
+    operations.add(Operation.on("get", trainJob, ns, "mnist"));
+    operations.add(Operation.create(trainJob, ns, "mnist"));
+    operations.add(Operation.on("delete", trainJob, ns, "mnist"));
+    operations.add(Operation.on("patch", trainJob, ns, "mnist"));
+    operations.add(Operation.onCollection("list", trainJob, ns));
+    ResourceRef runtime = ResourceRef.of("trainer.kubeflow.org/v1alpha1", "TrainingRuntime");
+    operations.add(Operation.on("get", runtime, ns, "torch-distributed"));
+    operations.add(Operation.onCollection("list", runtime, ns));
+    ResourceRef clusterRuntime = ResourceRef.of("trainer.kubeflow.org/v1alpha1",
+        "ClusterTrainingRuntime");
+    operations.add(Operation.on("get", clusterRuntime, Optional.empty(), "torch-distributed"));
+    operations.add(Operation.onCollection("list", clusterRuntime, Optional.empty()));
     ResourceRef batch = ResourceRef.of("batch/v1", "Job");
     operations.add(Operation.on("get", batch, ns, "mnist"));
     operations.add(Operation.create(batch, ns, "mnist"));
