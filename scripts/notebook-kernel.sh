@@ -37,7 +37,7 @@ else
   if [[ ! -s $kernel_dir/$NAME-$VERSION.jar ]]; then
     echo "notebook-kernel: fetching io.github.padreati:$NAME:$VERSION with Maven" >&2
     # Maven 3.8 writes terminal codes to stdout even with -q: all of it goes to stderr.
-    mvn -B -q -ntp dependency:copy -Dartifact="io.github.padreati:$NAME:$VERSION" \
+    mvn -B -q -ntp dependency:copy -Dstyle.color=never -Dartifact="io.github.padreati:$NAME:$VERSION" \
       -DoutputDirectory="$kernel_dir" >&2
   fi
   cp "$kernel_dir/$NAME-$VERSION.jar" "$kernel_dir/$NAME.jar"

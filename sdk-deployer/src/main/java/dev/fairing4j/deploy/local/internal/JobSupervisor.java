@@ -79,7 +79,8 @@ public final class JobSupervisor {
   private boolean terminal;
   private boolean finishedUp;
   private ScheduledFuture<?> deadline;
-  private JobPhase lastPhase = JobPhase.PENDING;
+  // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
+  private JobPhase lastPhase;
   private volatile JobRecord snapshot;
   private volatile boolean settled;
   private volatile boolean deleted;

@@ -26,7 +26,8 @@ final class PhaseRelay {
   private final Path jobDir;
   private final String name;
   private final ProgressListener listener;
-  private JobPhase last = JobPhase.PENDING;
+  // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
+  private JobPhase last;
 
   private PhaseRelay(StateStore store, Path jobDir, String name, ProgressListener listener) {
     this.store = store;
