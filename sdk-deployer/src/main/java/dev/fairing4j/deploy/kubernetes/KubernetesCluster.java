@@ -219,7 +219,7 @@ public final class KubernetesCluster implements Cluster, ClusterBackend, Storage
         job.trainingObject().get("apiVersion")));
     return new KubernetesTrainingJob(connection::rest, () -> connection.watchHub(),
         new JobRef(ResourceRef.of(apiVersion, job.kind()), job.namespace(), job.name()), timings,
-        listener);
+        listener, Optional.of(stored));
   }
 
   /**

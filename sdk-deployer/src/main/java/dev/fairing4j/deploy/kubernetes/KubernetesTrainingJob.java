@@ -52,6 +52,9 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   private final JobRef job;
   private final Timings timings;
   private final ProgressListener progress;
+  // The job as its create returned it (a submitted handle): a wait starts from it instead of
+  // reading the job again.
+  private final Optional<Map<String, Object>> created;
 
   KubernetesTrainingJob(Supplier<KubeRest> rest, JobRef job, Timings timings,
       ProgressListener progress) {
@@ -61,11 +64,18 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
   /** A handle whose waits share the watches of {@code watches} with the other handles. */
   KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
       Timings timings, ProgressListener progress) {
+    this(rest, watches, job, timings, progress, Optional.empty());
+  }
+
+  /** A handle on a job just created, as {@code created}. */
+  KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
+      Timings timings, ProgressListener progress, Optional<Map<String, Object>> created) {
     this.rest = Objects.requireNonNull(rest, "rest");
     this.watches = watches;
     this.job = Objects.requireNonNull(job, "job");
     this.timings = Objects.requireNonNull(timings, "timings");
     this.progress = Objects.requireNonNull(progress, "progress");
+    this.created = Objects.requireNonNull(created, "created");
   }
 
   @Override
@@ -135,7 +145,7 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
     JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
         progress);
     Optional<JobStatus> done = watches == null ? completion.await(deadline)
-        : completion.await(deadline, watches.get());
+        : completion.await(deadline, watches.get(), created);
     if (done.isPresent()) {
       return done.get();
     }

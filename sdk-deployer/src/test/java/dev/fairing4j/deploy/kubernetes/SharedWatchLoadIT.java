@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -119,16 +120,17 @@ class SharedWatchLoadIT {
         .toList();
   }
 
-  /** Every waiter has read its job and listed its pods, and the shared watch is open. */
+  /** Every waiter has read its job (after subscribing), and the shared watch is open. */
   private void awaitAllFollowing() {
-    String prefix = "labelSelector=training.kubeflow.org%2Fjob-name%3D";
+    String jobs = operator.kubeflow("pytorchjobs") + "/";
     PlayedOperator.await("every wait subscribed", () -> {
       List<AuditLog.Request> requests = requests(User.SDK);
-      Set<String> listed = requests.stream().filter(r -> r.path().equals(operator.pods()))
-          .map(AuditLog.Request::uri).filter(u -> u.contains(prefix))
-          .map(u -> u.substring(u.indexOf(prefix) + prefix.length()))
-          .collect(Collectors.toSet());
-      return listed.size() >= JOBS && !onJobs("watch", User.SDK).isEmpty();
+      // attach() reads each job once, the wait a second time: two GETs per job.
+      Map<String, Long> reads = requests.stream()
+          .filter(r -> r.verb().equals("get") && r.path().startsWith(jobs))
+          .collect(Collectors.groupingBy(AuditLog.Request::path, Collectors.counting()));
+      return reads.size() >= JOBS && reads.values().stream().allMatch(n -> n >= 2)
+          && !onJobs("watch", User.SDK).isEmpty();
     });
   }
 
@@ -170,9 +172,9 @@ class SharedWatchLoadIT {
     System.out.println("shared watch: " + requests.size() + " requests for " + JOBS
         + " jobs (" + perJob + " per job for waiting), " + onJobs("watch", User.SDK).size()
         + " watch(es)");
-    // One read of the job and one pod list per phase seen (Running, Succeeded), plus a share
-    // of the single list and watch: bounded per job, not growing with the number of jobs.
-    assertThat(perJob).isLessThanOrEqualTo(3.1);
+    // One read of the job and one pod list at the end, plus a share of the single list and
+    // watch: bounded per job, not growing with the number of jobs.
+    assertThat(perJob).isLessThanOrEqualTo(2.1);
     // The shared watch's thread ends with its last waiter.
     PlayedOperator.await("the shared watch's thread ends", () -> Thread.getAllStackTraces()
         .keySet().stream().noneMatch(t -> t.getName().startsWith("fairing4j-watch-")));

@@ -135,16 +135,32 @@ public final class JobCompletion {
    * own as {@link #await(long)} does.
    */
   public Optional<JobStatus> await(long deadlineNanos, JobWatchHub hub) {
+    return await(deadlineNanos, hub, Optional.empty());
+  }
+
+  /**
+   * Waits on the shared watch of {@code hub} like {@link #await(long, JobWatchHub)}, but without
+   * reading the job first when {@code known} holds it (as its create returned it): that tells
+   * whether the shared watch can see the job, and the hub itself then hands on the job's current
+   * state (from its list, or from what its running watch saw before this subscription).
+   */
+  public Optional<JobStatus> await(long deadlineNanos, JobWatchHub hub,
+      Optional<Map<String, Object>> known) {
     Objects.requireNonNull(hub, "hub");
+    Objects.requireNonNull(known, "known");
     try (JobWatchHub.Subscription subscription = hub.subscribe(job)) {
-      Map<String, Object> current = reader.requireObject();
+      Map<String, Object> current = known.orElseGet(reader::requireObject);
       if (!managed(current)) {
         subscription.close();
         return await(deadlineNanos);
       }
       subscription.start();
       String seenVersion = version(current);
-      observe(current);
+      if (known.isEmpty()) {
+        observe(current);
+      }
+      // else the hub reports the job's current state at once (its list, or what its running
+      // watch saw): the state at creation would only show a phase the job may have left.
       while (terminal == null) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
@@ -264,18 +280,24 @@ public final class JobCompletion {
     return Optional.of(terminal);
   }
 
-  /** Reports a phase change, records a success, throws on failure. */
+  /**
+   * Reports a phase change, records a success, throws on failure. Pods are read only at the end
+   * (for the final status or the failure report): on the way, the job's own replica counts say
+   * enough, and a wait then costs no request beyond the watch.
+   */
   private void observe(Map<String, Object> object) {
     last = object;
-    JobPhase phase = reader.status(object, List.of()).phase();
+    JobStatus seen = reader.status(object, List.of());
+    JobPhase phase = seen.phase();
     if (phase == previous && !phase.isTerminal()) {
       return;
     }
-    List<JobReader.JobPod> pods = reader.jobPods(object);
-    JobStatus status = reader.status(object, pods.stream().map(JobReader.JobPod::info).toList());
+    List<JobReader.JobPod> pods = phase.isTerminal() ? reader.jobPods(object) : List.of();
+    JobStatus status = phase.isTerminal()
+        ? reader.status(object, pods.stream().map(JobReader.JobPod::info).toList()) : seen;
     if (phase != previous) {
       progress.onEvent(new ProgressEvent.PhaseChanged(job.name(), previous, phase,
-          countByPhase(status.pods())));
+          phase.isTerminal() ? countByPhase(status.pods()) : countByState(seen)));
       LOG.debug("{} is {}", job, phase);
       previous = phase;
     }
@@ -297,6 +319,18 @@ public final class JobCompletion {
 
   private static Duration min(Duration a, Duration b) {
     return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** Active, succeeded and failed replicas, from the job's status (no pods read). */
+  private static Map<String, Integer> countByState(JobStatus status) {
+    Map<String, Integer> counts = new TreeMap<>();
+    status.replicaStatuses().values().forEach(r -> {
+      counts.merge("active", r.active(), Integer::sum);
+      counts.merge("succeeded", r.succeeded(), Integer::sum);
+      counts.merge("failed", r.failed(), Integer::sum);
+    });
+    counts.values().removeIf(n -> n == 0);
+    return counts;
   }
 
   private static Map<String, Integer> countByPhase(List<PodInfo> pods) {

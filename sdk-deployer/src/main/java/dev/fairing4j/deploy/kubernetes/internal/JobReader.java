@@ -82,7 +82,8 @@ public final class JobReader {
    * containers, and the Warning events of the job and its pods.
    */
   public JobStatus describe(Map<String, Object> object) {
-    List<JobPod> jobPods = jobPods(object);
+    // A status asked for by a person looks everywhere, old operators' labels too.
+    List<JobPod> jobPods = read(object, podObjects());
     return status(object, withCrashLines(jobPods), warnings(object, jobPods));
   }
 
@@ -226,10 +227,17 @@ public final class JobReader {
     return jobPods(object).stream().map(JobPod::info).toList();
   }
 
-  /** The job's pods with their objects, in the order of {@link #pods}. */
+  /**
+   * The job's pods with their objects, in the order of {@link #pods}; the pre-1.6 labels are
+   * asked only while the job reports active replicas (see {@link #podObjects(Map)}).
+   */
   public List<JobPod> jobPods(Map<String, Object> object) {
+    return read(object, podObjects(object));
+  }
+
+  private List<JobPod> read(Map<String, Object> object, List<Map<String, Object>> podObjects) {
     List<String> replicaTypes = replicaTypes(object);
-    return podObjects().stream()
+    return podObjects.stream()
         .map(p -> new JobPod(PodDiagnosis.read(p, job.kind(), replicaTypes), p))
         .sorted(Comparator.comparingInt((JobPod p) -> JobKinds.rank(p.info().replicaType()))
             .thenComparing(p -> p.info().replicaType()).thenComparingInt(p -> p.info().index())
@@ -244,12 +252,27 @@ public final class JobReader {
    * left out.
    */
   public List<Map<String, Object>> podObjects() {
+    return podObjects(true);
+  }
+
+  /**
+   * The pods of the job {@code object}, like {@link #podObjects()}, but asking by the pre-1.6
+   * labels only when the job reports active replicas that the current label did not find: a
+   * finished job whose pods were cleaned up costs one request, not two.
+   */
+  public List<Map<String, Object>> podObjects(Map<String, Object> object) {
+    return podObjects(JsonTree.map(JsonTree.map(object, "status"), "replicaStatuses").values()
+        .stream().anyMatch(r -> JsonTree.integer(r, "active").orElse(0) > 0));
+  }
+
+  private List<Map<String, Object>> podObjects(boolean legacyToo) {
     List<String> selectors = JobKinds.isBatch(job.kind())
         ? List.of("job-name=" + job.name(), "batch.kubernetes.io/job-name=" + job.name())
         : JobKinds.isTrainJob(job.kind())
             ? List.of(TrainJobs.JOBSET_NAME_LABEL + "=" + job.name())
-            : List.of(KUBEFLOW_JOB_LABEL + "=" + job.name(),
-                "group-name=kubeflow.org,job-name=" + job.name());
+            : legacyToo ? List.of(KUBEFLOW_JOB_LABEL + "=" + job.name(),
+                "group-name=kubeflow.org,job-name=" + job.name())
+            : List.of(KUBEFLOW_JOB_LABEL + "=" + job.name());
     for (String selector : selectors) {
       List<Map<String, Object>> pods = rest.list(ResourceRef.PODS, job.ns(),
           Optional.of(selector), Optional.empty()).stream().filter(this::controlledByJobKind)

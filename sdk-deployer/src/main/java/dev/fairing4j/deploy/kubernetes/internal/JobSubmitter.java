@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates a rendered job's objects on the cluster.
  *
- * <p>Order: the training object is looked up first, so a taken name fails before anything is
- * created (or, with {@code replaceExisting}, the old job is deleted with Foreground propagation and
- * awaited, because the operator reuses pod and Service names). Dependencies are created next, in
+ * <p>Order: when the job has other objects (Services, Secrets, storage), the training object is
+ * looked up first, so a taken name fails before anything is created; otherwise the create's own 409
+ * tells (one request fewer). With {@code replaceExisting} the old job is then deleted with
+ * Foreground propagation and awaited, because the operator reuses pod and Service names. Dependencies are created next, in
  * the rendered order, so the pods find their Secrets, Services and claims from the start; the
  * training object last. Then each dependency that belongs to the job gets an ownerReference to the
  * training object (its uid exists only now), so deleting the job cascades to them. When a step
@@ -66,16 +67,11 @@ public final class JobSubmitter {
     long started = System.nanoTime();
     progress.onEvent(new ProgressEvent.StepStarted(step));
 
-    Optional<Map<String, Object>> existing =
-        rest.find(training.resource(), training.namespace(), training.name());
-    if (existing.isPresent()) {
-      if (!options.replaceExisting()) {
-        throw ApiErrors.alreadyExists(operation(training), replaceHint(training));
-      }
-      progress.onEvent(new ProgressEvent.Note("deleting the existing " + training.describe()
-          + " (replaceExisting)"));
-      Deletion.deleteAndWait(rest, training.resource(), training.namespace(), training.name(),
-          Deletion.FOREGROUND, timings);
+    // A look-up first only pays when other objects would otherwise be created before a taken
+    // name is found; a job alone learns the same from its create's 409, one request sooner.
+    if (!dependencies.isEmpty()
+        && rest.find(training.resource(), training.namespace(), training.name()).isPresent()) {
+      replace(training, options, progress);
     }
 
     List<Planned> created = new ArrayList<>();
@@ -86,7 +82,13 @@ public final class JobSubmitter {
           created.add(dependency);
         }
       }
-      stored = createTraining(training);
+      Optional<Map<String, Object>> made = createTraining(training);
+      if (made.isEmpty()) { // taken, found by the create itself
+        replace(training, options, progress);
+        made = createTraining(training);
+      }
+      stored = made.orElseThrow(() -> ApiErrors.alreadyExists(operation(training),
+          replaceHint(training)));
     } catch (RuntimeException e) {
       rollBack(created);
       throw e;
@@ -99,14 +101,29 @@ public final class JobSubmitter {
     return stored;
   }
 
-  private Map<String, Object> createTraining(Planned training) {
+  /**
+   * Makes way for {@code training} whose name is taken: deletes the existing job (Foreground,
+   * awaited, since the operator reuses pod and Service names) when the options allow it.
+   */
+  private void replace(Planned training, SubmitOptions options, ProgressListener progress) {
+    if (!options.replaceExisting()) {
+      throw ApiErrors.alreadyExists(operation(training), replaceHint(training));
+    }
+    progress.onEvent(new ProgressEvent.Note("deleting the existing " + training.describe()
+        + " (replaceExisting)"));
+    Deletion.deleteAndWait(rest, training.resource(), training.namespace(), training.name(),
+        Deletion.FOREGROUND, timings);
+  }
+
+  /** Creates the training object; empty when its name is taken (409). */
+  private Optional<Map<String, Object>> createTraining(Planned training) {
     try {
       // A TrainJob's fields differ between Trainer versions: an unknown one must fail, not vanish.
-      return rest.create(training.resource(), training.namespace(), training.body(),
-          JobKinds.isTrainJob(training.resource().kind()));
+      return Optional.of(rest.create(training.resource(), training.namespace(), training.body(),
+          JobKinds.isTrainJob(training.resource().kind())));
     } catch (KubernetesApiException e) {
-      if (e.problem() == Problem.ALREADY_EXISTS) { // created by someone else since the check
-        throw ApiErrors.alreadyExists(operation(training), replaceHint(training));
+      if (e.problem() == Problem.ALREADY_EXISTS) {
+        return Optional.empty();
       }
       throw e;
     }

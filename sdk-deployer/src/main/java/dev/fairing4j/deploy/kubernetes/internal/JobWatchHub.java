@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * with bookmarks; a stream that ends or breaks is resumed from the last version seen, and a 410
  * Gone (response or ERROR event) leads to a fresh list. Every object seen (in a list or an event)
  * is handed to the waiters of that job; after each list, waiters whose job was absent are told
- * so, since it may have been deleted while no watch was open. When the last waiter leaves, the
+ * so, since it may have been deleted while no watch was open. The last state of every job seen
+ * is kept while the watch runs, so a waiter that subscribes later is told at once what the watch
+ * already saw (or, for a job it has not seen, to read the job). When the last waiter leaves, the
  * open watch is cancelled and the thread ends; the next subscriber starts a fresh one.
  *
  * <p>A watch the server refuses (400, 403, 405, 501) is reported to the waiters, which fall back
@@ -128,6 +130,11 @@ public final class JobWatchHub {
   private final class SharedWatch {
     private final Key key;
     private final Map<String, Set<Subscription>> waiters = new HashMap<>();
+    // The last state of every job this watch saw, so a waiter that subscribes while the watch
+    // runs learns what happened before it came (an informer's cache, for this one use).
+    private final Map<String, Map<String, Object>> lastSeen = new HashMap<>();
+    // Whether lastSeen holds every job of the last list (and what the watch saw since).
+    private boolean listed;
     private Thread thread;
     private WatchStream open;
 
@@ -137,6 +144,14 @@ public final class JobWatchHub {
 
     synchronized void add(Subscription subscription) {
       waiters.computeIfAbsent(subscription.name, n -> new HashSet<>()).add(subscription);
+      Map<String, Object> known = lastSeen.get(subscription.name);
+      if (known != null) {
+        subscription.offer(new Signal.Seen(known));
+      } else if (listed) {
+        // Not seen by a running watch: deleted before this subscription, or created so recently
+        // that its event is still on the way. The waiter reads the job to tell which.
+        subscription.offer(new Signal.Gone());
+      }
     }
 
     synchronized void start() {
@@ -162,6 +177,8 @@ public final class JobWatchHub {
     private synchronized boolean wanted() {
       if (waiters.isEmpty()) {
         thread = null;
+        lastSeen.clear(); // the next watch starts with a list
+        listed = false;
         return false;
       }
       return true;
@@ -264,6 +281,10 @@ public final class JobWatchHub {
       KubeRest.Listing listing = rest.listing(key.resource(), Optional.of(key.namespace()),
           Optional.of(MANAGED_BY_SELECTOR), Optional.empty());
       Set<String> present = new HashSet<>();
+      synchronized (this) {
+        lastSeen.clear();
+        listed = false;
+      }
       for (Map<String, Object> object : listing.items()) {
         String name = JsonTree.string(object, "metadata", "name").orElse("");
         present.add(name);
@@ -272,6 +293,8 @@ public final class JobWatchHub {
       List<String> absent;
       synchronized (this) {
         absent = waiters.keySet().stream().filter(n -> !present.contains(n)).toList();
+        // From here a new subscriber learns from lastSeen; before, from this list's dispatch.
+        listed = true;
       }
       absent.forEach(name -> dispatch(name, new Signal.Gone()));
       return listing.resourceVersion();
@@ -301,6 +324,11 @@ public final class JobWatchHub {
     private void dispatch(String name, Signal signal) {
       Set<Subscription> targets;
       synchronized (this) {
+        if (signal instanceof Signal.Seen seen) {
+          lastSeen.put(name, seen.object());
+        } else if (signal instanceof Signal.Gone) {
+          lastSeen.remove(name);
+        }
         Set<Subscription> set = waiters.get(name);
         if (set == null) {
           return;
