@@ -2,6 +2,7 @@ package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -11,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -103,6 +105,34 @@ public final class JobMetrics implements Displayable {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * These metrics plus {@code values} that {@code source} reported at {@code time}, each appended
+   * to its series (a point older than the series' last one goes before it). For metrics that come
+   * from elsewhere than the logs, e.g. a TrainJob's {@code status.trainerStatus} as source
+   * {@code trainer}.
+   */
+  public JobMetrics plus(String source, Map<String, Double> values, Instant time) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(values, "values");
+    Objects.requireNonNull(time, "time");
+    if (values.isEmpty()) {
+      return this;
+    }
+    Map<String, Map<String, List<MetricPoint>>> copy = new LinkedHashMap<>();
+    series.forEach((replica, metrics) -> {
+      Map<String, List<MetricPoint>> byName = new LinkedHashMap<>();
+      metrics.forEach((name, points) -> byName.put(name, new ArrayList<>(points)));
+      copy.put(replica, byName);
+    });
+    Map<String, List<MetricPoint>> target = copy.computeIfAbsent(source, s -> new LinkedHashMap<>());
+    values.forEach((name, value) -> {
+      List<MetricPoint> points = target.computeIfAbsent(name, n -> new ArrayList<>());
+      points.add(new MetricPoint(time, value));
+      points.sort(Comparator.comparing(MetricPoint::time));
+    });
+    return new JobMetrics(job, copy);
   }
 
   /** True when no replica logged a metric. */

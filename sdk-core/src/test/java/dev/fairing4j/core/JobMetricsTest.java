@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,21 @@ class JobMetricsTest {
         line("master-0", 6, "accuracy=0.6820"),
         line("master-0", 6, "{metricName: accuracy, metricValue: 0.682};"
             + "{metricName: loss, metricValue: 0.8561}"));
+  }
+
+  @Test
+  void valuesFromElsewhereJoinTheirSourceInTimeOrderAndLeaveTheOriginalAlone() {
+    JobMetrics fromLogs = JobMetrics.of("mnist", seedLog());
+
+    JobMetrics both = fromLogs.plus("trainer", Map.of("loss", 0.5), T0.plusSeconds(5))
+        .plus("trainer", Map.of("loss", 0.7), T0.plusSeconds(3));
+
+    assertThat(both.replicas()).containsExactly("master-0", "worker-0", "worker-10", "trainer");
+    assertThat(both.series("trainer", "loss")).extracting(MetricPoint::value)
+        .containsExactly(0.7, 0.5);
+    assertThat(both.series("master-0", "loss")).isEqualTo(fromLogs.series("master-0", "loss"));
+    assertThat(fromLogs.replicas()).doesNotContain("trainer");
+    assertThat(fromLogs.plus("trainer", Map.of(), T0)).isSameAs(fromLogs);
   }
 
   @Test

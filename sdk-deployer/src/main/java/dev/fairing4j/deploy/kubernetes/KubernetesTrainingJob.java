@@ -2,8 +2,10 @@ package dev.fairing4j.deploy.kubernetes;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.MetricParser;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.ProgressTap;
@@ -20,6 +22,7 @@ import dev.fairing4j.deploy.kubernetes.internal.KubeRest;
 import dev.fairing4j.deploy.kubernetes.internal.KubernetesJobLogs;
 import dev.fairing4j.deploy.kubernetes.internal.ResourceRef;
 import dev.fairing4j.deploy.kubernetes.internal.Timings;
+import dev.fairing4j.deploy.trainer.internal.TrainJobStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,6 +107,22 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
    * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
    *     job no longer exists
    */
+  /**
+   * The metrics every replica logged (see {@link TrainingJob#metrics(MetricParser)}); for a
+   * TrainJob whose trainer reports {@code status.trainerStatus} (Trainer v2.3 with the
+   * TrainJobStatus gate), also that report, as the source {@code trainer}: its progress in
+   * percent of the whole job and its metrics.
+   */
+  @Override
+  public JobMetrics metrics(MetricParser parser) {
+    JobMetrics fromLogs = TrainingJob.super.metrics(parser);
+    if (!JobKinds.isTrainJob(job.kind())) {
+      return fromLogs;
+    }
+    return new JobReader(rest.get(), job).object().flatMap(TrainJobStatus::trainerReport)
+        .map(r -> fromLogs.plus("trainer", r.values(), r.time())).orElse(fromLogs);
+  }
+
   @Override
   public JobStatus status() {
     return new JobReader(rest.get(), job).status();

@@ -6,8 +6,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.MetricPoint;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
@@ -210,6 +212,29 @@ class TrainJobHandleIT {
     job.suspend();
     assertThat(Fixtures.<Object>at(trainer.trainJob("waits"), "spec", "suspend"))
         .isEqualTo(true);
+  }
+
+  @Test
+  void whatTheTrainerReportsInTrainerStatusJoinsTheMetrics() {
+    TrainingJob job = submit(Deployers.trainJob("reports"));
+    assertThat(job.metrics().isEmpty()).isTrue();
+
+    trainer.status("reports", """
+        {"trainerStatus":{"progressPercentage":45,"estimatedRemainingSeconds":120,
+          "metrics":[{"name":"loss","value":"0.25"},{"name":"eval_accuracy","value":"0.81"},
+                     {"name":"stage","value":"warmup"}],
+          "lastUpdatedTime":"2026-11-24T12:00:00Z"}}
+        """);
+    JobMetrics metrics = job.metrics();
+
+    assertThat(metrics.replicas()).containsExactly("trainer");
+    assertThat(metrics.latest("trainer", "loss")).contains(0.25);
+    assertThat(metrics.latest("eval_accuracy")).contains(0.81);
+    assertThat(metrics.series("trainer", "progress")).extracting(MetricPoint::time,
+        MetricPoint::value).containsExactly(tuple(Instant.parse("2026-11-24T12:00:00Z"), 45.0));
+    assertThat(metrics.names()).as("a value that is no number is no metric")
+        .doesNotContain("stage");
+    assertThat(metrics.toText()).contains("trainer", "45%", "0.25", "0.81");
   }
 
   @Test

@@ -127,6 +127,46 @@ public final class TrainJobStatus {
     return Optional.empty();
   }
 
+  /**
+   * What the trainer itself reported in {@code status.trainerStatus} (Trainer v2.3's alpha
+   * TrainJobStatus gate): its progress in percent as {@code progress} and each metric whose
+   * value is a number, at {@code lastUpdatedTime}; empty where the job reports none.
+   *
+   * @param time when the trainer reported it
+   * @param values metric name to value
+   */
+  public record TrainerReport(Instant time, Map<String, Double> values) {}
+
+  /** The trainer's own report of {@code trainJob}; see {@link TrainerReport}. */
+  public static Optional<TrainerReport> trainerReport(Map<String, Object> trainJob) {
+    Object status = at(trainJob, "status", "trainerStatus");
+    if (!(status instanceof Map<?, ?>)) {
+      return Optional.empty();
+    }
+    Optional<Instant> time = instant(at(trainJob, "status", "trainerStatus", "lastUpdatedTime"));
+    if (time.isEmpty()) {
+      return Optional.empty(); // the CRD requires it; without it the values have no place in time
+    }
+    Map<String, Double> values = new LinkedHashMap<>();
+    Object progress = at(trainJob, "status", "trainerStatus", "progressPercentage");
+    if (progress instanceof Number n) {
+      values.put("progress", n.doubleValue());
+    }
+    for (Map<String, Object> metric : maps(at(trainJob, "status", "trainerStatus", "metrics"))) {
+      String name = text(metric.get("name")).strip();
+      try {
+        // Values are strings by the API ("0.25"); anything that is not a number is no point.
+        double value = Double.parseDouble(text(metric.get("value")).strip());
+        if (!name.isEmpty() && Double.isFinite(value)) {
+          values.put(name, value);
+        }
+      } catch (NumberFormatException e) {
+        // e.g. "n/a"
+      }
+    }
+    return values.isEmpty() ? Optional.empty() : Optional.of(new TrainerReport(time.get(), values));
+  }
+
   /** When the job started: a TrainJob records no start, so its creation. */
   public static Optional<Instant> startTime(Map<String, Object> trainJob) {
     return instant(at(trainJob, "metadata", "creationTimestamp"));
