@@ -30,9 +30,7 @@ public final class JobFailedException extends FairingException {
         describe(failedReplica, exitCode, restarts(status, failedReplica), message, lastLines,
             warnings),
         "read the last lines and events above (all of the log: job.logs()); fix the script or"
-            + " the resources and run again. A replica that exits non-zero is restarted at most"
-            + " .backoffLimit(n) times (3 by default) before the job fails;"
-            + " .restartPolicy(RestartPolicy.NEVER) fails it at the first exit",
+            + " the resources and run again. " + restartHint(status.kind()),
         null, exitCode.orElse(null), null);
     this.status = status;
     this.failedReplica = failedReplica.orElse(null);
@@ -60,13 +58,27 @@ public final class JobFailedException extends FairingException {
     return warnings;
   }
 
+  /** How the job's kind restarts a failing replica, and how to make it fail sooner. */
+  private static String restartHint(String kind) {
+    if (kind.equals("TrainJob")) {
+      // A TrainJob has no backoffLimit or restartPolicy of its own: its runtime decides.
+      return "A node that exits non-zero is restarted until its runtime's Job backoffLimit"
+          + " (torch-distributed: the Job default, 6) is used up; to fail at the first exit,"
+          + " use a runtime whose node job sets backoffLimit 0 and restartPolicy Never";
+    }
+    return "A replica that exits non-zero is restarted at most .backoffLimit(n) times (3 by"
+        + " default) before the job fails; .restartPolicy(RestartPolicy.NEVER) fails it at the"
+        + " first exit";
+  }
+
   /**
    * The failed replica's restarts, from its pod in {@code status} (gone pods: unknown), and the
    * job's, which the operator's backoff limit counts: {@code " after 1 restart (3 in the job)"}.
    */
   private static Optional<String> restarts(JobStatus status, Optional<String> replica) {
     Optional<Integer> own = replica.flatMap(r -> status.pods().stream()
-        .filter(p -> p.name().endsWith("-" + r)).findFirst()).map(PodInfo::restarts);
+        .filter(p -> p.name().endsWith("-" + r) || r.equals(p.replicaType().toLowerCase(
+            java.util.Locale.ROOT) + "-" + p.index())).findFirst()).map(PodInfo::restarts);
     int all = status.pods().stream().mapToInt(PodInfo::restarts).sum();
     return own.filter(n -> n > 0 || all > 0).map(n -> " after " + n
         + (n == 1 ? " restart" : " restarts") + (all > n ? " (" + all + " in the job)" : ""));

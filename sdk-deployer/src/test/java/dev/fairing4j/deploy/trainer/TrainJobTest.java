@@ -269,8 +269,12 @@ class TrainJobTest {
         Arguments.of("a container port", Deployers.trainJob("a").mutate(t -> t
             .putContainerField("ports", List.of(Map.of("containerPort", 8080)))), "ports",
             "TrainingRuntime"),
-        Arguments.of("the local cluster", Deployers.trainJob("a").on(Clusters.local()),
-            "cluster", "Clusters.kubernetes()"),
+        Arguments.of("a runtime the local cluster does not know", Deployers.trainJob("a")
+            .runtime("deepspeed-distributed").on(Clusters.local()), "runtime",
+            ".runtime(\"torch-distributed\") here"),
+        Arguments.of("a namespaced runtime on podman", Deployers.trainJob("a")
+            .namespacedRuntime("torch-distributed").on(Clusters.podman()), "runtime",
+            "Clusters.kubernetes()"),
         Arguments.of("image-pull Secrets on v2.0", Deployers.trainJob("a")
             .trainerApi(TrainerApi.V2_0).mutate(Mutators.imagePullSecrets("creds")),
             "trainerApi", "no field for imagePullSecrets"),

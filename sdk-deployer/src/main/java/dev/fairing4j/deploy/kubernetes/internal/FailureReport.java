@@ -2,6 +2,7 @@ package dev.fairing4j.deploy.kubernetes.internal;
 
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.deploy.internal.LastLines;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import java.util.Comparator;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailureReport {
   /** How many log lines of the failed replica are attached. */
-  public static final int LAST_LINES = 20;
+  public static final int LAST_LINES = LastLines.SHOWN;
   private static final Logger LOG = LoggerFactory.getLogger(FailureReport.class);
 
   private FailureReport() {}
@@ -101,9 +102,8 @@ public final class FailureReport {
         .orElse(JobKinds.trainingContainer(job.kind()).orElse(""));
     try {
       String text = rest.readLog(job.namespace(), pod.name(), container,
-          Optional.of(LAST_LINES), false, Optional.empty());
-      List<String> lines = text.lines().toList();
-      return lines.subList(Math.max(0, lines.size() - LAST_LINES), lines.size());
+          Optional.of(LastLines.READ), false, Optional.empty());
+      return LastLines.of(text.lines().toList());
     } catch (RuntimeException e) {
       LOG.debug("Could not read the log of {}: {}", pod.name(), e.getMessage());
       return List.of();

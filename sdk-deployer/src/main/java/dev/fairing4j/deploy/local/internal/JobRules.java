@@ -1,6 +1,7 @@
 package dev.fairing4j.deploy.local.internal;
 
 import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,8 @@ import java.util.stream.Collectors;
 /**
  * When a job has succeeded or failed, by the operator's rules (CONTRACT.md, "Status"): a
  * PyTorchJob with a Master follows the Master; a TFJob follows its Chief, else worker-0 (or all
- * workers with successPolicy AllWorkers); a plain Job needs all its completions. Any replica that
+ * workers with successPolicy AllWorkers); a plain Job needs all its completions, and so does a
+ * TrainJob's node Job, whose JobSet then completes. Any replica that
  * failed for good fails the job.
  */
 final class JobRules {
@@ -31,6 +33,9 @@ final class JobRules {
         .collect(Collectors.groupingBy(r -> r.id.type(), java.util.LinkedHashMap::new,
             Collectors.counting()));
     if (!failedByType.isEmpty()) {
+      if (plan.kind() == LocalKind.TRAINJOB) {
+        return Optional.of(new Outcome(JobPhase.FAILED, trainJobFailed(plan)));
+      }
       if (plan.kind() == LocalKind.BATCH) {
         return Optional.of(new Outcome(JobPhase.FAILED,
             job + " has failed because it has reached the specified backoff limit"));
@@ -44,12 +49,22 @@ final class JobRules {
           ? allSucceeded(replicas, "Master")
           : allSucceeded(replicas, "Worker");
       case TF -> tfSucceeded(plan, replicas);
+      // The JobSet completes when its one Job has all numNodes completions.
+      case TRAINJOB -> allSucceeded(replicas, TrainJobs.NODE);
       case BATCH -> replicas.stream().filter(r -> r.phase.equals("Succeeded")).count()
           >= plan.batch().map(JobPlan.Batch::completions).orElse(1);
     };
+    String done = plan.kind() == LocalKind.TRAINJOB ? "jobset completed successfully"
+        : job + " is successfully completed.";
     return succeeded
-        ? Optional.of(new Outcome(JobPhase.SUCCEEDED, job + " is successfully completed."))
+        ? Optional.of(new Outcome(JobPhase.SUCCEEDED, done))
         : Optional.empty();
+  }
+
+  /** JobSet's FailedJobs message, which the Trainer copies into the TrainJob's condition. */
+  static String trainJobFailed(JobPlan plan) {
+    return "jobset failed due to one or more job failures (first failed job: "
+        + TrainJobs.jobName(plan.name(), TrainJobs.NODE) + ")";
   }
 
   private static boolean tfSucceeded(JobPlan plan, Collection<ReplicaState> replicas) {

@@ -78,6 +78,7 @@ public final class JobSupervisor {
   private Instant completionTime;
   private boolean terminal;
   private boolean finishedUp;
+  private boolean deadlineExceeded;
   private ScheduledFuture<?> deadline;
   // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
   private JobPhase lastPhase;
@@ -128,8 +129,10 @@ public final class JobSupervisor {
   static JobRecord initialRecord(JobPlan plan, JobPorts ports, String sandbox,
       ProcessHandle supervisor, Instant created) {
     ConditionList conditions = new ConditionList();
-    conditions.set("Created", true, plan.kind().kind() + "Created",
-        plan.kind().kind() + " " + plan.name() + " is created.", created);
+    if (plan.kind() != LocalKind.TRAINJOB) {
+      conditions.set("Created", true, plan.kind().kind() + "Created",
+          plan.kind().kind() + " " + plan.name() + " is created.", created);
+    }
     String node = HostFacts.hostName();
     List<JobRecord.Replica> list = new ArrayList<>();
     for (ReplicaId id : plan.replicas()) {
@@ -306,7 +309,10 @@ public final class JobSupervisor {
   private void begin() {
     Instant now = Instant.now();
     startTime = now;
-    conditions.set("Created", true, reason("Created"), jobLabel() + " is created.", created);
+    if (plan.kind() != LocalKind.TRAINJOB) {
+      // The Trainer writes no Created condition: a TrainJob is Pending until its pods run.
+      conditions.set("Created", true, reason("Created"), jobLabel() + " is created.", created);
+    }
     plan.activeDeadlineSeconds().ifPresent(seconds ->
         deadline = loop.schedule(guard(this::expire), seconds, TimeUnit.SECONDS));
     loop.scheduleWithFixedDelay(guard(this::checkControl), CONTROL_MILLIS, CONTROL_MILLIS,
@@ -441,7 +447,8 @@ public final class JobSupervisor {
             r.id.container() + " exited with code " + code);
       }
       // A plain Job retries every failed pod (OnFailure in place, Never with a new pod).
-      boolean wantsRetry = plan.kind() == LocalKind.BATCH ? code != 0 : policy.retries(code);
+      boolean jobPods = plan.kind() == LocalKind.BATCH || plan.kind() == LocalKind.TRAINJOB;
+      boolean wantsRetry = jobPods ? code != 0 : policy.retries(code);
       boolean allowed = plan.backoffLimit().map(limit -> retries < limit).orElse(true);
       if (wantsRetry && allowed) {
         retries++;
@@ -453,8 +460,8 @@ public final class JobSupervisor {
         r.reason = "Error";
         r.message = "exited with code " + code;
         if (wantsRetry) {
-          failureMessage = jobLabel() + " has failed because it has reached the specified"
-              + " backoff limit";
+          failureMessage = plan.kind() == LocalKind.TRAINJOB ? JobRules.trainJobFailed(plan)
+              : jobLabel() + " has failed because it has reached the specified backoff limit";
         }
       }
     }
@@ -604,8 +611,10 @@ public final class JobSupervisor {
 
   private void expire() {
     if (!terminal) {
-      failureMessage = jobLabel() + " has failed because it was active longer than specified"
-          + " deadline";
+      deadlineExceeded = true;
+      failureMessage = plan.kind() == LocalKind.TRAINJOB
+          ? "TrainJob exceeded its active deadline"
+          : jobLabel() + " has failed because it was active longer than specified deadline";
       finish(JobPhase.FAILED, failureMessage, true);
       publish(true);
     }
@@ -620,8 +629,8 @@ public final class JobSupervisor {
 
   private void updateRunning() {
     if (!terminal && replicas.values().stream().anyMatch(ReplicaState::isRunning)) {
-      conditions.set("Running", true, reason("Running"), jobLabel() + " is running.",
-          Instant.now());
+      conditions.set("Running", true, reason("Running"), plan.kind() == LocalKind.TRAINJOB
+          ? "the node job's pods are running" : jobLabel() + " is running.", Instant.now());
     }
   }
 
@@ -723,6 +732,15 @@ public final class JobSupervisor {
   }
 
   private String reason(String type) {
+    if (plan.kind() == LocalKind.TRAINJOB) {
+      // The reasons a TrainJob's status shows on a cluster (CONTRACT.md (d)).
+      return switch (type) {
+        case "Running" -> "TrainerRunning";
+        case "Succeeded" -> "AllJobsCompleted";
+        case "Failed" -> deadlineExceeded ? "DeadlineExceeded" : "FailedJobs";
+        default -> type;
+      };
+    }
     return plan.kind().kind() + type;
   }
 

@@ -15,6 +15,12 @@ public enum LocalKind {
   /** Kubeflow TFJob; {@code Master} is the old alias of {@code Chief}. */
   TF("TFJob", "tfReplicaSpecs", "tensorflow", "tfjob-port", 2222, RestartPolicy.NEVER,
       List.of("Chief", "Master", "PS", "Worker", "Evaluator")),
+  /**
+   * Kubeflow Trainer v2 TrainJob on a torch runtime: one Indexed Job {@code node} of
+   * {@code numNodes} pods, as the JobSet the Trainer makes of it; the torch plugin's rendezvous
+   * port is 29500 and the JobSet's pods restart OnFailure.
+   */
+  TRAINJOB("TrainJob", null, "node", null, 29500, RestartPolicy.ON_FAILURE, List.of("node")),
   /** Plain batch/v1 Job, Indexed or not. */
   BATCH("Job", null, null, null, 0, RestartPolicy.NEVER, List.of(BatchNames.TYPE));
 
@@ -47,7 +53,10 @@ public enum LocalKind {
     return kind;
   }
 
-  /** The spec key holding the replica specs, e.g. {@code pytorchReplicaSpecs}; null for Job. */
+  /**
+   * The spec key holding the replica specs, e.g. {@code pytorchReplicaSpecs}; null for Job and
+   * TrainJob.
+   */
   String replicaKey() {
     return replicaKey;
   }
@@ -77,7 +86,10 @@ public enum LocalKind {
     return replicaTypes;
   }
 
-  /** True for the Kubeflow kinds, whose status the training operator writes. */
+  /**
+   * True for the Kubeflow kinds, whose status a Kubeflow controller writes (the training
+   * operator, or the Trainer for a TrainJob).
+   */
   public boolean isKubeflow() {
     return this != BATCH;
   }

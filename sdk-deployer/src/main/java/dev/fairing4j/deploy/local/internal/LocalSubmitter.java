@@ -238,7 +238,7 @@ public final class LocalSubmitter {
     if (ImportScanner.isPython(argv.get(0))) {
       resolved.add(exe);
     } else if (ImportScanner.isTorchrun(argv.get(0))) {
-      resolved.addAll(List.of(exe, "-m", "torch.distributed.run"));
+      resolved.addAll(List.of(exe, "-c", Torchrun.PROGRAM));
     } else {
       return argv;
     }
@@ -253,7 +253,10 @@ public final class LocalSubmitter {
       // Scripts rather than symlinks: a job directory then holds no link leading out of it.
       script(dir.resolve("python"), python.toString());
       script(dir.resolve("python3"), python.toString());
-      script(dir.resolve("torchrun"), python + " -m torch.distributed.run");
+      // A Python script of its own, so a torchrun a script starts gets the same repair.
+      Path torchrun = dir.resolve("torchrun");
+      Files.writeString(torchrun, "#!" + python + "\n" + Torchrun.PROGRAM);
+      Files.setPosixFilePermissions(torchrun, PosixFilePermissions.fromString("rwxr-xr-x"));
       script(dir.resolve("pip"), python + " -m pip");
       return dir;
     } catch (IOException e) {

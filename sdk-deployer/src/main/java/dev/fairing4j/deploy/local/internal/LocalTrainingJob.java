@@ -2,6 +2,7 @@ package dev.fairing4j.deploy.local.internal;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.deploy.internal.LastLines;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
@@ -200,7 +201,7 @@ public final class LocalTrainingJob implements TrainingJob {
             && r.exitCode() != 0).findFirst());
     String message = status.decidingCondition().map(c -> c.message()).orElse("");
     List<String> lastLines = failed.map(r -> new LocalJobLogs(this::current, () -> true, jobDir)
-        .lastLines(r.shortName(), LAST_LINES))
+        .lastLines(r.shortName(), LastLines.READ)).map(LastLines::of)
         // no replica failed: a supervisor process that died says why in its own output
         .orElseGet(() -> record.detached() ? supervisorOutput() : List.of());
     List<String> warnings = StatusMapper.warnings(record, Integer.MAX_VALUE);

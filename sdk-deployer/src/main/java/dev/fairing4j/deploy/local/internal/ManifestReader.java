@@ -37,9 +37,13 @@ public final class ManifestReader {
     String kindName = Maps.string(object, "kind").orElse(job.kind());
     LocalKind kind = LocalKind.of(kindName).orElseThrow(() -> InvalidInputException.of("kind",
         "the local cluster cannot run a " + kindName,
-        "run PyTorchJob, TFJob or batch/v1 Job locally, or use Clusters.kubernetes()"));
+        "run PyTorchJob, TFJob, TrainJob or batch/v1 Job locally, or use Clusters.kubernetes()"));
     Map<String, Object> spec = Maps.map(object, "spec");
-    return kind == LocalKind.BATCH ? readBatch(job, spec) : readKubeflow(job, kind, spec);
+    return switch (kind) {
+      case BATCH -> readBatch(job, spec);
+      case TRAINJOB -> TrainJobReader.read(job, spec);
+      default -> readKubeflow(job, kind, spec);
+    };
   }
 
   private static JobPlan readKubeflow(RenderedJob job, LocalKind kind, Map<String, Object> spec) {
@@ -125,7 +129,7 @@ public final class ManifestReader {
         "'" + value + "' is not a clean-pod policy", "use None, Running or All");
   }
 
-  private static JobPlan.Pod readPod(String field, Map<String, Object> template,
+  static JobPlan.Pod readPod(String field, Map<String, Object> template,
       Optional<String> containerName) {
     Map<String, Object> podSpec = Maps.map(template, "spec");
     List<Map<String, Object>> containers = Maps.maps(podSpec, "containers");

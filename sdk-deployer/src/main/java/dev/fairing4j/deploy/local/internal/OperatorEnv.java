@@ -2,6 +2,8 @@ package dev.fairing4j.deploy.local.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
+import dev.fairing4j.deploy.trainer.internal.TrainerTopology;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,8 +14,8 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The environment the Kubeflow training operator (or the Job controller) injects into a replica,
- * exactly as CONTRACT.md lists it, with what the network changes: host names become
+ * The environment the Kubeflow training operator (or the Job controller, or the Trainer's torch
+ * plugin) injects into a replica, exactly as CONTRACT.md lists it, with what the network changes: host names become
  * {@code 127.0.0.1} and ports become the job's free local ports.
  */
 public final class OperatorEnv {
@@ -29,6 +31,7 @@ public final class OperatorEnv {
     return switch (plan.kind()) {
       case PYTORCH -> pyTorch(plan, replica, ports);
       case TF -> tensorFlow(plan, replica, ports);
+      case TRAINJOB -> torchPlugin(plan, replica, ports);
       case BATCH -> batch(plan, replica);
     };
   }
@@ -60,6 +63,22 @@ public final class OperatorEnv {
     if (!plan.elasticPolicy().isEmpty()) {
       elastic(plan, ports, env);
     }
+    return env;
+  }
+
+  /**
+   * The Trainer torch plugin's variables for node {@code replica}, as {@link TrainerTopology}
+   * computes them from the TrainJob, with node 0's host and port 29500 made local.
+   */
+  private static Map<String, String> torchPlugin(JobPlan plan, ReplicaId replica,
+      JobPorts ports) {
+    Map<String, Object> trainJob = plan.object(plan.kind().kind(), plan.name()).orElseThrow();
+    TrainerTopology.Node node = TrainerTopology.torchNodes(trainJob).get(replica.index());
+    Map<String, String> env = new LinkedHashMap<>(node.env());
+    String master = ReplicaId.of(plan, plan.groups().get(0), 0).podName();
+    env.put("PET_MASTER_ADDR", LOOPBACK);
+    env.put("PET_MASTER_PORT", String.valueOf(ports.local(master, TrainJobs.MASTER_PORT)
+        .orElseThrow()));
     return env;
   }
 

@@ -1,5 +1,6 @@
 package dev.fairing4j.deploy.local.internal;
 
+import dev.fairing4j.deploy.trainer.internal.TrainJobs;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,7 +34,17 @@ public record PodFacts(String podName, String namespace, String node, String uid
     Map<String, String> labels = new LinkedHashMap<>(pod.labels());
     Map<String, String> annotations = new LinkedHashMap<>(pod.annotations());
     String index = String.valueOf(replica.index());
-    if (plan.kind().isKubeflow()) {
+    if (plan.kind() == LocalKind.TRAINJOB) {
+      // What JobSet and the Job controller put on a node pod (CONTRACT.md (b)).
+      String job = TrainJobs.jobName(plan.name(), replica.type());
+      labels.put(TrainJobs.JOBSET_NAME_LABEL, plan.name());
+      labels.put(TrainJobs.REPLICATED_JOB_LABEL, replica.type());
+      labels.put("jobset.sigs.k8s.io/job-index", "0");
+      labels.put("batch.kubernetes.io/job-name", job);
+      labels.put("job-name", job);
+      labels.put(TrainJobs.COMPLETION_INDEX, index);
+      annotations.put(TrainJobs.COMPLETION_INDEX, index);
+    } else if (plan.kind().isKubeflow()) {
       labels.put("training.kubeflow.org/job-name", plan.name());
       labels.put("training.kubeflow.org/replica-type", replica.type().toLowerCase(
           java.util.Locale.ROOT));

@@ -12,6 +12,7 @@ import dev.fairing4j.deploy.internal.Names;
 import dev.fairing4j.deploy.internal.ReplicaSlot;
 import dev.fairing4j.deploy.local.LocalCluster;
 import dev.fairing4j.deploy.local.PodmanCluster;
+import dev.fairing4j.deploy.local.internal.LocalRuntimes;
 import dev.fairing4j.deploy.trainer.Initializer;
 import dev.fairing4j.deploy.trainer.TrainerApi;
 import java.util.ArrayList;
@@ -109,7 +110,7 @@ public final class TrainJobKind implements JobKind {
 
   @Override
   public void validate(JobOptions options) {
-    options.cluster().ifPresent(TrainJobKind::checkCluster);
+    options.cluster().ifPresent(this::checkCluster);
     TrainJobRules.checkNameLength(options.name(), TrainJobRules.longestPodSuffix(
         replicatedJobs()), options.uniqueName() ? Names.UNIQUE_SUFFIX_LENGTH : 0);
     if (options.backoffLimit().isPresent()) {
@@ -128,12 +129,10 @@ public final class TrainJobKind implements JobKind {
     TrainJobRules.checkEnvNames(options.env().keySet());
   }
 
-  // Until the local backends run TrainJobs, fail before any build rather than at submission.
-  private static void checkCluster(Cluster cluster) {
+  // This machine knows no runtime objects: an unknown runtime fails before any build.
+  private void checkCluster(Cluster cluster) {
     if (cluster instanceof LocalCluster || cluster instanceof PodmanCluster) {
-      throw InvalidInputException.of("cluster", "a TrainJob runs on a Kubernetes cluster with"
-          + " Kubeflow Trainer v2; " + cluster.describe() + " cannot run one yet",
-          "use .on(Clusters.kubernetes()), or Deployers.pyTorchJob(..) on this cluster");
+      LocalRuntimes.require(settings.runtimeKind(), settings.runtime());
     }
   }
 

@@ -96,6 +96,71 @@ class ManifestReaderTest {
         .hasMessageContaining("'Sometimes' is not a restart policy");
   }
 
+  @Test
+  void readsATrainJobAsTheJobSetsNodePodsWithTheRuntimePatchsVolumes() {
+    Map<String, Object> podSpec = Map.of("volumes",
+        List.of(Manifests.pvcVolume("data", "training-data")), "containers",
+        List.of(Map.of("name", "node", "volumeMounts", List.of(Manifests.mount("data", "/data")))));
+    Map<String, Object> patch = Map.of("manager", "fairing4j.dev/deployer", "trainingRuntimeSpec",
+        Map.of("template", Map.of("spec", Map.of("replicatedJobs", List.of(Map.of("name",
+            "node", "template", Map.of("spec", Map.of("template", Map.of("metadata",
+                Map.of("labels", Map.of("team", "a")), "spec", podSpec)))))))));
+    JobPlan plan = ManifestReader.read(trainJob("tj", Map.of("runtimeRef",
+        Map.of("name", "torch-distributed"), "trainer", Map.of("numNodes", 3,
+            "numProcPerNode", 2, "command", List.of("torchrun", "train.py")),
+        "runtimePatches", List.of(patch), "activeDeadlineSeconds", 60)));
+
+    assertThat(plan.kind()).isEqualTo(LocalKind.TRAINJOB);
+    assertThat(plan.replicas()).extracting(ReplicaId::podName)
+        .containsExactly("tj-node-0-0", "tj-node-0-1", "tj-node-0-2");
+    assertThat(plan.replicas()).extracting(ReplicaId::shortName)
+        .containsExactly("node-0", "node-1", "node-2");
+    JobPlan.Group group = plan.groups().get(0);
+    assertThat(group.restartPolicy()).isEqualTo(RestartPolicy.ON_FAILURE);
+    assertThat(group.pod().container().command()).containsExactly("torchrun", "train.py");
+    assertThat(group.pod().container().mounts()).containsExactly(
+        new JobPlan.Mount("data", "/data", false, ""));
+    assertThat(group.pod().volume("data")).isPresent();
+    assertThat(group.pod().labels()).containsEntry("team", "a");
+    assertThat(plan.backoffLimit()).contains(6);
+    assertThat(plan.activeDeadlineSeconds()).contains(60L);
+    assertThat(plan.nprocPerNode()).contains("2");
+    assertThat(JobPorts.operatorPort(plan, group)).isEqualTo(29500);
+  }
+
+  @Test
+  void readsTrainerV20sPodSpecOverrides() {
+    Map<String, Object> override = Map.of("targetJobs", List.of(Map.of("name", "node")),
+        "volumes", List.of(Manifests.pvcVolume("data", "training-data")), "containers",
+        List.of(Map.of("name", "node", "volumeMounts", List.of(Manifests.mount("data", "/d")))));
+    JobPlan plan = ManifestReader.read(trainJob("tj", Map.of("runtimeRef",
+        Map.of("name", "torch-distributed"), "trainer", Map.of("numNodes", 1),
+        "podSpecOverrides", List.of(override))));
+
+    assertThat(plan.groups().get(0).pod().container().mounts()).extracting(JobPlan.Mount::mountPath)
+        .containsExactly("/d");
+  }
+
+  @Test
+  void refusesWhatOnlyAClusterRunsNamingTheField() {
+    assertThatThrownBy(() -> ManifestReader.read(trainJob("tj", Map.of("runtimeRef",
+        Map.of("name", "deepspeed-distributed")))))
+        .isInstanceOfSatisfying(InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("runtime"))
+        .hasMessageContaining("torch-distributed");
+    assertThatThrownBy(() -> ManifestReader.read(trainJob("tj", Map.of("runtimeRef",
+        Map.of("name", "torch-distributed"), "initializer",
+        Map.of("dataset", Map.of("storageUri", "hf://x"))))))
+        .isInstanceOfSatisfying(InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("initializer"));
+  }
+
+  private static RenderedJob trainJob(String name, Map<String, Object> spec) {
+    return new RenderedJob("TrainJob", name, "default", List.of(Map.of("apiVersion",
+        "trainer.kubeflow.org/v1alpha1", "kind", "TrainJob", "metadata", Map.of("name", name),
+        "spec", spec)));
+  }
+
   private static RenderedJob job(String kind, String name, Map<String, Object> spec) {
     return new RenderedJob(kind, name, "default", List.of(Map.of("apiVersion",
         "kubeflow.org/v1", "kind", kind, "metadata", Map.of("name", name), "spec", spec)));
