@@ -3,7 +3,8 @@
 #   scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO] [--namespace NS]
 #                      [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL]
 #                      [--data-claim NAME] [--quiet]
-# names: traindb-mnist, arena-dist, gloo-demo, tf-multiworker, pytorch-simple (--help lists them).
+# names: traindb-mnist, arena-dist, gloo-demo, tf-multiworker, pytorch-simple, pytorch-trainjob
+# (--help lists them).
 # Default: this machine (Clusters.local()); --dry-run prints the manifests and builds nothing;
 # --kubeconfig FILE --registry REPO builds with Jib, pushes and submits to that cluster.
 set -euo pipefail
@@ -20,11 +21,12 @@ usage: scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REP
   --data-claim NAME: FashionMNIST from that claim (pods on a cluster cannot download it).
 
 examples:
-  traindb-mnist   PyTorchJob traindb-training-mnist saving mnist_cnn.pt to claim traindb-models-claim; monitor, logs, delete
-  arena-dist      PyTorchJob pytorch-dist, 1 Master + 2 Workers with 1 GPU each, code from git, data on claim training-data
-  gloo-demo       PyTorchJob pytorch-dist-mnist-gloo, 1 Master + 3 Workers on CPU, gloo backend
-  tf-multiworker  TFJob tf-multiworker-mnist, Chief 1 + Worker 2 with GPUs, Keras MultiWorkerMirroredStrategy
-  pytorch-simple  PyTorchJob pytorch-simple in kubeflow, Master 1 + Worker 1, FashionMNIST DDP
+  traindb-mnist    PyTorchJob traindb-training-mnist saving mnist_cnn.pt to claim traindb-models-claim; monitor, logs, delete
+  arena-dist       PyTorchJob pytorch-dist, 1 Master + 2 Workers with 1 GPU each, code from git, data on claim training-data
+  gloo-demo        PyTorchJob pytorch-dist-mnist-gloo, 1 Master + 3 Workers on CPU, gloo backend
+  tf-multiworker   TFJob tf-multiworker-mnist, Chief 1 + Worker 2 with GPUs, Keras MultiWorkerMirroredStrategy
+  pytorch-simple   PyTorchJob pytorch-simple in kubeflow, Master 1 + Worker 1, FashionMNIST DDP
+  pytorch-trainjob TrainJob pytorch-simple in kubeflow on torch-distributed, 2 nodes, FashionMNIST DDP (Trainer v2)
 USAGE
 }
 case "${1:-}" in

@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
 public final class Examples {
   /** Every example, in the order of the seed scenarios. */
   public static final List<Example> ALL = List.of(new TraindbMnist(), new ArenaDist(),
-      new GlooDemo(), new TfMultiworker(), new PytorchSimple());
+      new GlooDemo(), new TfMultiworker(), new PytorchSimple(), new PytorchTrainJob());
 
   /** Exit status of a run whose job (or submission) failed. */
   public static final int FAILED = 1;
@@ -77,7 +77,7 @@ public final class Examples {
 
   /** One line per example: name and summary. */
   public static String list() {
-    return ALL.stream().map(e -> String.format("  %-15s %s", e.name(), e.summary()))
+    return ALL.stream().map(e -> String.format("  %-16s %s", e.name(), e.summary()))
         .collect(Collectors.joining("\n"));
   }
 

@@ -68,6 +68,22 @@ class ExamplesLocalIT {
   }
 
   @Test
+  void pytorchTrainJobTrainsOnTwoNodesThroughTorchrunUnchanged() {
+    var run = ExamplesDryRunTest.run(cluster, "pytorch-trainjob", "--samples", "800", "--quiet");
+
+    assertThat(run.status()).as(run.err()).isZero();
+    // The same script as pytorch-simple: torchrun turns the torch plugin's PET_* into RANK...
+    assertThat(run.out()).contains("[node-0] Using distributed PyTorch with gloo backend,"
+        + " rank 0 of 2", "[node-1] Using distributed PyTorch with gloo backend, rank 1 of 2")
+        .containsPattern("\\[node-0\\] accuracy=0\\.\\d{4}")
+        .containsPattern("pytorch-simple\\s+TrainJob\\s+Succeeded")
+        .containsPattern("pytorch-simple-node-0-0\\s+Succeeded")
+        .containsPattern("pytorch-simple-node-0-1\\s+Succeeded");
+    assertThat(cluster.list("kubeflow")).extracting(job -> job.name())
+        .containsExactly(PytorchTrainJob.JOB);
+  }
+
+  @Test
   void tfMultiworkerSaysItNeedsTensorFlowAndStartsNothing() {
     var run = ExamplesDryRunTest.run(cluster, "tf-multiworker", "--quiet");
 

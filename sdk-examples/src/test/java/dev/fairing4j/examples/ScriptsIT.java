@@ -107,6 +107,17 @@ class ScriptsIT {
   }
 
   @Test
+  void theTrainJobExamplesDryRunIsATrainJobOnTorchDistributed() throws Exception {
+    Run dryRun = run(List.of("bash", root.resolve("scripts/example.sh").toString(),
+        "pytorch-trainjob", "--dry-run"));
+
+    assertThat(dryRun.status()).as(dryRun.err()).isZero();
+    Map<?, ?> job = new ObjectMapper(new YAMLFactory()).readValue(dryRun.out(), Map.class);
+    assertThat(job.get("kind")).isEqualTo("TrainJob");
+    assertThat(dryRun.out()).contains("name: torch-distributed", "numNodes: 2", "- torchrun");
+  }
+
+  @Test
   void jshellRunsTheUsersScriptFromTheUsersDirectory() throws Exception {
     Files.writeString(user.resolve("my.jsh"), """
         System.out.println("cwd=" + java.nio.file.Path.of("train.py").toAbsolutePath());
