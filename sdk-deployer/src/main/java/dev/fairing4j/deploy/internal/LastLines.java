@@ -20,6 +20,7 @@ public final class LastLines {
   /** How many lines to read so that {@link #SHOWN} remain after torchrun's report is cut. */
   public static final int READ = 100;
 
+  private static final String SUMMARY = "torchrun: ";
   private static final String CHILD_FAILED =
       "torch.distributed.elastic.multiprocessing.errors.ChildFailedError";
   private static final Pattern RANK = Pattern.compile("^\\s*rank\\s*:\\s*(\\d+)"
@@ -31,6 +32,19 @@ public final class LastLines {
   /** The last {@link #SHOWN} lines of {@code lines}, torchrun's report made one line. */
   public static List<String> of(List<String> lines) {
     List<String> kept = withoutTorchrunReport(lines);
+    // A node restarted in place appends each run to its log: show the last run, as a cluster's
+    // log of the current container would.
+    int previous = -1;
+    int last = -1;
+    for (int i = 0; i < kept.size(); i++) {
+      if (kept.get(i).startsWith(SUMMARY)) {
+        previous = last;
+        last = i;
+      }
+    }
+    if (previous >= 0) {
+      kept = kept.subList(previous + 1, kept.size());
+    }
     return List.copyOf(kept.subList(Math.max(0, kept.size() - SHOWN), kept.size()));
   }
 
@@ -42,10 +56,13 @@ public final class LastLines {
       if (!lines.get(box).startsWith(CHILD_FAILED)) {
         continue;
       }
+      // The agent's traceback: indented frames up to its "Traceback" line (which a window
+      // starting inside the report may not hold).
       int start = box;
-      for (int i = box - 1; i >= from; i--) {
-        if (lines.get(i).startsWith("Traceback (most recent call last):")) {
-          start = i;
+      while (start > from && (lines.get(start - 1).startsWith(" ")
+          || lines.get(start - 1).startsWith("Traceback (most recent call last):"))) {
+        start--;
+        if (lines.get(start).startsWith("Traceback")) {
           break;
         }
       }

@@ -44,16 +44,24 @@ class LastLinesTest {
   }
 
   @Test
-  void eachRestartsReportIsCut() {
+  void aNodeRestartedInPlaceShowsItsLastRun() {
     List<String> log = new ArrayList<>(List.of("attempt 1"));
     log.addAll(TORCHRUN_END);
     log.add("attempt 2");
     log.addAll(TORCHRUN_END);
 
-    assertThat(LastLines.of(log)).containsExactly("attempt 1",
-        "torchrun: rank 1 (local rank 0) exited with code 1 (torchrun's report cut; job.logs()"
-            + " has it)", "attempt 2", "torchrun: rank 1 (local rank 0) exited with code 1"
-            + " (torchrun's report cut; job.logs() has it)");
+    assertThat(LastLines.of(log)).containsExactly("attempt 2", "torchrun: rank 1 (local rank 0)"
+        + " exited with code 1 (torchrun's report cut; job.logs() has it)");
+  }
+
+  @Test
+  void aReportCutOffAtTheStartOfTheWindowIsCutToo() {
+    List<String> log = new ArrayList<>(TORCHRUN_END.subList(3, TORCHRUN_END.size()));
+    log.add("attempt 2");
+    log.addAll(TORCHRUN_END);
+
+    assertThat(LastLines.of(log)).containsExactly("attempt 2", "torchrun: rank 1 (local rank 0)"
+        + " exited with code 1 (torchrun's report cut; job.logs() has it)");
   }
 
   @Test

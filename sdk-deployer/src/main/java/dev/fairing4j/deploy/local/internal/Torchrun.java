@@ -11,11 +11,12 @@ package dev.fairing4j.deploy.local.internal;
  * since Python 3.11 that iteration skips the zero flag, so it returns None and torchrun dies
  * with "'NoneType' object has no attribute 'get'". PyTorch 2.0 fixed it upstream
  * ({@code Std(int(v))}); the program applies the same fix only where {@code from_str("0")} is
- * None, and leaves a working torch untouched.
+ * None, and leaves a working torch untouched. (The cluster suite's torch base image, made from
+ * the same Debian torch, carries it as its {@code torchrun}.)
  */
-final class Torchrun {
+public final class Torchrun {
   /** Python that repairs a broken {@code Std.from_str} if needed, then runs torchrun's main. */
-  static final String PROGRAM = String.join("\n",
+  public static final String PROGRAM = String.join("\n",
       "import re",
       "from torch.distributed.elastic.multiprocessing import api",
       "if api.Std.from_str('0') is None:",
