@@ -12,6 +12,11 @@
 #                                 (unpacked or .xz); default ../shared/k8s when it exists
 #   FAIRING4J_CLUSTER_KUBECONFIG  kubeconfig of a running ../shared/k8s/cluster kit: also runs
 #                                 the `cluster` suite against it (.ci/run sets it)
+#   FAIRING4J_SUITE=trainer-v2    instead, runs only the `trainer-v2` cluster tests (sdk-examples),
+#                                 against a kit started without the v1 operator and with the
+#                                 Trainer v2 controllers (.ci/run's second phase):
+#                                 KUBECONFIG=$(OPERATOR=0 ../shared/k8s/cluster/up.sh | tail -1);
+#                                 ../shared/k8s/trainer-v2/up.sh
 # Other tagged suites (gpu, docker, tensorflow, papermill) need what these machines lack: README.
 # Extra arguments go to Maven.
 set -euo pipefail
@@ -31,14 +36,32 @@ else
     "fail and say how to get the binaries (README, Tests)"
 fi
 
-excluded=gpu,docker,tensorflow,papermill
+if [[ "${FAIRING4J_SUITE:-}" == trainer-v2 ]]; then
+  if [[ -z "${FAIRING4J_CLUSTER_KUBECONFIG:-}" ]]; then
+    echo "test: FAIRING4J_SUITE=trainer-v2 needs FAIRING4J_CLUSTER_KUBECONFIG of a kit with the" \
+      "Trainer v2 controllers: KUBECONFIG=\$(OPERATOR=0 ../shared/k8s/cluster/up.sh | tail -1);" \
+      "../shared/k8s/trainer-v2/up.sh" >&2
+    exit 2
+  fi
+  export FAIRING4J_CLUSTER_KUBECONFIG
+  echo "test: trainer-v2 suite only, against $FAIRING4J_CLUSTER_KUBECONFIG"
+  status=0
+  # -am builds the modules it needs in the reactor; they have no trainer-v2 tests of their own.
+  mvn -B -ntp verify -pl sdk-examples -am -Popt-in -DincludedTestTags=trainer-v2 "$@" \
+    || status=$?
+  echo "test: mvn verify (trainer-v2) exit $status after $((SECONDS - started)) s"
+  exit $status
+fi
+
+# trainer-v2 cluster tests need a kit without the v1 operator: they have a run of their own.
+excluded=gpu,docker,tensorflow,papermill,trainer-v2
 if [[ -n "${FAIRING4J_CLUSTER_KUBECONFIG:-}" ]]; then
   export FAIRING4J_CLUSTER_KUBECONFIG
   echo "test: cluster suite on, against $FAIRING4J_CLUSTER_KUBECONFIG"
-  not_run="gpu, docker, tensorflow, papermill"
+  not_run="trainer-v2 (FAIRING4J_SUITE=trainer-v2, see above), gpu, docker, tensorflow, papermill"
 else
   excluded=$excluded,cluster
-  not_run="cluster (needs the kit: .ci/run, or FAIRING4J_CLUSTER_KUBECONFIG=\$(../shared/k8s/cluster/up.sh | tail -1) scripts/test.sh), gpu, docker, tensorflow, papermill"
+  not_run="trainer-v2, cluster (needs the kit: .ci/run, or FAIRING4J_CLUSTER_KUBECONFIG=\$(../shared/k8s/cluster/up.sh | tail -1) scripts/test.sh), gpu, docker, tensorflow, papermill"
 fi
 
 status=0

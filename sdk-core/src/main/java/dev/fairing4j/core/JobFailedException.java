@@ -62,9 +62,10 @@ public final class JobFailedException extends FairingException {
   private static String restartHint(String kind) {
     if (kind.equals("TrainJob")) {
       // A TrainJob has no backoffLimit or restartPolicy of its own: its runtime decides.
-      return "A node that exits non-zero is restarted until its runtime's Job backoffLimit"
-          + " (torch-distributed: the Job default, 6) is used up; to fail at the first exit,"
-          + " use a runtime whose node job sets backoffLimit 0 and restartPolicy Never";
+      return "A node that exits non-zero is restarted until the backoffLimit of its runtime's"
+          + " node Job is used up (on torch-distributed the Job default, 6); to fail at the"
+          + " first exit, use a runtime whose node Job sets backoffLimit 0 and restartPolicy"
+          + " Never";
     }
     return "A replica that exits non-zero is restarted at most .backoffLimit(n) times (3 by"
         + " default) before the job fails; .restartPolicy(RestartPolicy.NEVER) fails it at the"

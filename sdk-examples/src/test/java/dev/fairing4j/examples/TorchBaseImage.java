@@ -175,6 +175,10 @@ final class TorchBaseImage {
       put(python, generated("/etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
           + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"));
       put(python, generated("/etc/group", "root:x:0:\nnogroup:x:65534:\n"));
+      // torchrun, as real torch images have it (TrainJobs on torch runtimes start with it), in
+      // the local cluster's form: Debian's own cannot start on Python 3.11 (see Torchrun).
+      put(python, new Entry("/usr/local/bin/torchrun", 'g', 0755, torchrun().length(), 0,
+          torchrun(), null));
       if (mergedUsr) {
         put(python, symlink("/lib", "usr/lib"));
         put(python, symlink("/lib64", "usr/lib64"));
@@ -357,6 +361,10 @@ final class TorchBaseImage {
 
   private static Entry symlink(String path, String target) {
     return new Entry(path, 'l', 0777, 0, 0, target, null);
+  }
+
+  private static String torchrun() {
+    return "#!/usr/bin/python3\n" + dev.fairing4j.deploy.local.internal.Torchrun.PROGRAM;
   }
 
   private static Entry generated(String path, String content) {

@@ -224,7 +224,7 @@ class LocalClusterTrainJobIT {
                   + " code 1 .*"))
               .noneMatch(l -> l.contains("ChildFailedError"));
           assertThat(e.getMessage()).contains("crashtj", "cannot read /data/train.csv",
-              "runtime's Job backoffLimit").doesNotContain(".backoffLimit(n)");
+              "backoffLimit of its runtime's node Job").doesNotContain(".backoffLimit(n)");
         });
     System.out.println("[show] " + catchFailure(job).getMessage());
   }
