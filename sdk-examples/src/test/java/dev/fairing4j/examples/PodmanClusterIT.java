@@ -10,6 +10,7 @@ import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RegistryExtension;
@@ -143,6 +144,48 @@ class PodmanClusterIT {
     assertThat(cluster.list("default")).extracting(TrainingJob::name).containsExactly("podjob");
     job.delete();
     assertThat(cluster.list("default")).isEmpty();
+  }
+
+  @Test
+  void aTrainJobsNodesRunTheImageWithTheTorchPluginsEnvironment() throws IOException {
+    Path script = Files.writeString(scripts.resolve("petprint.py"), """
+        import os, socket
+        for key in sorted(k for k in os.environ if k.startswith("PET_")):
+            print(f"{key}={os.environ[key]}")
+        print(f"HOSTNAME={socket.gethostname()}")
+        print(f"RANK={os.environ.get('RANK')}")
+        with open(f"/opt/out/node-{os.environ['PET_NODE_RANK']}.txt", "w") as f:
+            f.write(socket.gethostname())
+        """);
+    // torchrun(false): the base has no torch; the node's own environment is what is checked.
+    TrainingJob job = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(script))
+        .builder(Builders.jib(base).pushTo(REGISTRY.hostPort() + "/app"))
+        .deployer(Deployers.trainJob("podjob-tj").numNodes(2).torchrun(false)
+            .mutate(Mutators.pvc("podclaim", "/opt/out")).on(cluster))
+        .progress(ProgressListener.NONE)
+        .run();
+    JobStatus end = job.waitForCompletion(Duration.ofMinutes(2));
+
+    assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(end.pods()).extracting(PodInfo::name)
+        .containsExactly("podjob-tj-node-0-0", "podjob-tj-node-0-1");
+    List<String> lines = job.logs().snapshot().stream()
+        .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+    String port = lines.stream().filter(l -> l.startsWith("[node-0] PET_MASTER_PORT="))
+        .findFirst().orElseThrow().substring("[node-0] PET_MASTER_PORT=".length());
+    for (int rank = 0; rank < 2; rank++) {
+      String node = "[node-" + rank + "] ";
+      assertThat(lines.stream().filter(l -> l.startsWith(node + "PET_"))).containsExactly(
+          node + "PET_MASTER_ADDR=127.0.0.1", node + "PET_MASTER_PORT=" + port,
+          node + "PET_NNODES=2", node + "PET_NODE_RANK=" + rank, node + "PET_NPROC_PER_NODE=1");
+      // None of the v1 operator's variables.
+      assertThat(lines).contains(node + "RANK=None",
+          node + "HOSTNAME=podjob-tj-node-0-" + rank);
+      assertThat(cluster.claimDir("podclaim").resolve("node-" + rank + ".txt"))
+          .hasContent("podjob-tj-node-0-" + rank);
+    }
+    job.delete();
   }
 
   @Test
