@@ -25,7 +25,9 @@ import java.util.Optional;
  * manifest the way the Kubeflow training operator would, one local process per replica, named like
  * the operator's pods ({@code mnist-master-0}, {@code mnist-worker-0}) and given exactly the
  * operator's environment (CONTRACT.md), except that host names become {@code 127.0.0.1} and ports
- * become free local ports.
+ * become free local ports. A Trainer v2 TrainJob on {@code torch-distributed} runs the same way,
+ * as its JobSet would: one process per node ({@code mnist-node-0-0}, {@code mnist-node-0-1}) with
+ * the torch plugin's {@code PET_*} environment.
  *
  * <ul>
  *   <li>The build context is staged into a run directory under the state directory; each replica

@@ -48,8 +48,11 @@ import java.util.Set;
  *
  * <p>On submission the SDK checks that the runtime exists (else the error lists those that do),
  * that the cluster serves the Trainer's CRDs (else it says how to install them), and which
- * TrainJob shape the cluster's Trainer version takes ({@link TrainerApi}). An immutable value:
- * obtain one from {@code Deployers.trainJob(name)}.
+ * TrainJob shape the cluster's Trainer version takes ({@link TrainerApi}). On
+ * {@code Clusters.local()} and {@code Clusters.podman()} a TrainJob on {@code torch-distributed}
+ * runs as its JobSet would, one process (or container) per node named like its pod, with the
+ * torch plugin's environment. An immutable value: obtain one from
+ * {@code Deployers.trainJob(name)}.
  */
 public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
   /** The runtime a TrainJob uses unless told otherwise. */

@@ -18,6 +18,7 @@ import dev.fairing4j.core.testing.AuditLog;
 import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deploy.Clusters;
+import dev.fairing4j.deploy.internal.LastLines;
 import dev.fairing4j.deploy.internal.RenderedJob;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException.Problem;
@@ -289,7 +290,7 @@ class KubernetesJobHandleIT {
                   + ".mnist-master-0 exited with code 1");
         });
     assertThat(K8S.requestLines()).contains("get " + operator.pods()
-        + "/mnist-master-0/log?container=pytorch&tailLines=20");
+        + "/mnist-master-0/log?container=pytorch&tailLines=" + LastLines.READ);
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deploy.Clusters;
+import dev.fairing4j.deploy.internal.LastLines;
 import dev.fairing4j.deploy.internal.SubmitOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,7 +77,7 @@ class KubernetesJobHandleTest {
         """));
     mock.post(PODS, operatorPod("mnist", "worker", 0, "{\"phase\":\"Running\"}"));
     K8S.server().expect().get()
-        .withPath(PODS + "/mnist-master-0/log?container=pytorch&tailLines=20")
+        .withPath(PODS + "/mnist-master-0/log?container=pytorch&tailLines=" + LastLines.READ)
         .andReturn(200, "Epoch 1 loss 0.9\nTraceback (most recent call last):\n"
             + "RuntimeError: CUDA out of memory\n")
         .always();
