@@ -32,9 +32,16 @@ import java.util.Optional;
  * always give the same digest, because every timestamp in it is fixed. Before building, the target
  * is asked whether that tag already holds exactly this image (the base digest, user and format
  * included); if so nothing is built or uploaded. When base and target share a registry, base
- * layers reach the new repository by cross-repository mount, not upload; Jib still pulls each base
- * layer once into a persistent cache ({@link #baseLayerCache}), so later builds and other target
- * repositories do not download the base again.
+ * layers reach a new repository by cross-repository mount before anything else happens: nothing
+ * of the base is downloaded or uploaded. A base in another registry is pulled once into a
+ * persistent cache ({@link #baseLayerCache}) and uploaded into each new target repository.
+ *
+ * <p>The edit loop is short: once Jib has pushed an image, a later build with the same base,
+ * settings, command, environment and labels (only the files changed) is assembled by the SDK from
+ * what Jib pushed, with Jib's own layer builder and cache, and pushed with a POST and a PUT per
+ * new blob over kept-alive connections, then the manifest: the same digest Jib would give, in a
+ * few round trips. What Jib pushed is kept beside the cache ({@code <cache>-image-templates}), so
+ * a new JVM starts from it too. Anything unusual hands the build back to Jib.
  *
  * <p>Plain HTTP is used only when the target and the base registry are both on this machine, or
  * after {@link #allowInsecure()}. Credentials never appear in messages or {@link #toString()}.

@@ -141,7 +141,8 @@ class JibImageBuilderIT {
   }
 
   @Test
-  void thePersistentBaseLayerCacheSparesANewRepositoryTheDownload() throws Exception {
+  void aNewRepositoryInTheBasesRegistryMountsTheBaseAndDownloadsNothingEvenWithAnEmptyCache()
+      throws Exception {
     BuildContext context = pythonContext("print('cache')\n");
     Path cache = dir.resolve("new-cache");
     String baseLayer = RegistryExtension.skopeoInspect(base).path("Layers").get(0).asText();
@@ -156,12 +157,13 @@ class JibImageBuilderIT {
         .build(context, ProgressListener.NONE);
     List<RegistryRequest> second = REGISTRY.requests();
 
-    assertThat(first).filteredOn(r -> r.method().equals("GET") && r.path().equals(baseBlob))
-        .as("an empty cache downloads the base layer once").hasSize(1);
-    assertThat(second).filteredOn(r -> r.path().equals(baseBlob)).as("cached: not again")
-        .isEmpty();
-    assertThat(count(second, "POST", 201)).as("mounted, not uploaded").isEqualTo(1);
-    assertThat(TestImages.completedUploads(second)).hasSize(3);  // requirements, code, config
+    for (List<RegistryRequest> requests : List.of(first, second)) {
+      assertThat(requests).filteredOn(r -> r.path().equals(baseBlob))
+          .as("the base layer is never downloaded").isEmpty();
+      assertThat(count(requests, "POST", 201)).as("mounted, not uploaded").isEqualTo(1);
+      assertThat(TestImages.completedUploads(requests)).as("requirements, code, config")
+          .hasSize(3);
+    }
   }
 
   @Test

@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
 final class RegistryAccessLog {
   /** gorilla's combined log format: {@code host - user [time] "METHOD URI PROTO" status size}. */
   private static final Pattern ACCESS =
-      Pattern.compile("\\S+ \\S+ \\S+ \\[[^\\]]*] \"(\\S+) (\\S+) [^\"]*\" (\\d{3}) ");
+      Pattern.compile("\\S+ \\S+ \\S+ \\[[^\\]]*] \"(\\S+) (\\S+) [^\"]*\" (\\d{3}) (\\d+|-)");
+  private static final Pattern BLOB_GET = Pattern.compile("^/v2/.+/blobs/(sha256:[0-9a-f]{64})$");
   private static final Pattern BLOB_PUT =
       Pattern.compile("^/v2/(.+)/blobs/uploads/[^?]+\\?(?:.*&)?digest=(sha256:[0-9a-f]{64})");
   private static final Pattern MOUNT = Pattern.compile("^/v2/(.+)/blobs/uploads/\\?.*mount=");
@@ -56,8 +57,16 @@ final class RegistryAccessLog {
     this.registry = registry;
   }
 
-  /** What one scenario uploaded: blobs (layers, configs) and manifests, counted and sized. */
-  record Uploads(int blobs, long blobBytes, int manifests, long manifestBytes, int mounts) {
+  /**
+   * What one scenario uploaded: blobs (layers, configs) and manifests, counted and sized; and
+   * what it downloaded and asked.
+   *
+   * @param uploadedDigests the digests of the blobs uploaded
+   * @param downloads bytes the registry sent for each blob downloaded ({@code GET}), by digest
+   * @param requests every request the registry answered in the scenario
+   */
+  record Uploads(int blobs, long blobBytes, int manifests, long manifestBytes, int mounts,
+      Set<String> uploadedDigests, java.util.Map<String, Long> downloads, int requests) {
     /** Everything that went up: blob content plus manifests. */
     long bytes() {
       return blobBytes + manifestBytes;
@@ -76,6 +85,8 @@ final class RegistryAccessLog {
     Set<String> blobs = new LinkedHashSet<>();   // repository + " " + digest
     Set<String> manifests = new LinkedHashSet<>();
     int mounts = 0;
+    int requests = 0;
+    java.util.Map<String, Long> downloads = new java.util.LinkedHashMap<>();
     for (String line : lines) {
       Matcher access = ACCESS.matcher(line);
       if (!access.find()) {
@@ -84,6 +95,15 @@ final class RegistryAccessLog {
       String method = access.group(1);
       String uri = URLDecoder.decode(access.group(2), StandardCharsets.UTF_8);
       int status = Integer.parseInt(access.group(3));
+      if (uri.startsWith(SYNC)) {
+        continue;
+      }
+      requests++;
+      Matcher download = BLOB_GET.matcher(uri);
+      if (method.equals("GET") && status == 200 && download.find()
+          && !access.group(4).equals("-")) {
+        downloads.merge(download.group(1), Long.parseLong(access.group(4)), Long::sum);
+      }
       Matcher blob = BLOB_PUT.matcher(uri);
       Matcher manifest = MANIFEST_PUT.matcher(uri);
       if (method.equals("PUT") && status == 201 && blob.find()) {
@@ -104,7 +124,10 @@ final class RegistryAccessLog {
       String[] parts = manifest.split(" ");
       manifestBytes += size("/v2/" + parts[0] + "/manifests/" + parts[1], "GET");
     }
-    return new Uploads(blobs.size(), blobBytes, manifests.size(), manifestBytes, mounts);
+    Set<String> digests = new LinkedHashSet<>();
+    blobs.forEach(blob -> digests.add(blob.split(" ")[1]));
+    return new Uploads(blobs.size(), blobBytes, manifests.size(), manifestBytes, mounts, digests,
+        downloads, requests);
   }
 
   /** The size the registry reports for a blob or manifest. */

@@ -169,6 +169,11 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
     return sibling("-staging");
   }
 
+  /** Where the images Jib pushed are kept as templates for direct pushes: beside the cache. */
+  public Path templateDirectory() {
+    return sibling("-image-templates");
+  }
+
   private Path sibling(String suffix) {
     Path cache = baseLayerCacheDirectory();
     return cache.resolveSibling(cache.getFileName() + suffix);

@@ -19,6 +19,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -130,6 +132,48 @@ public final class ImageBuildRun {
     ImageRef planned = planned(context);
     List<String> secrets = new ArrayList<>();
 
+    Optional<TargetReads> ahead = startTargetReads(planned, insecure, ssl);
+    try {
+      return build(context, progress, ssl, insecure, planned, secrets, ahead);
+    } finally {
+      ahead.ifPresent(reads -> reads.uploads().cancelUnused());
+    }
+  }
+
+  /**
+   * Work on the target started before the base is resolved, so that both cost one round trip:
+   * the read of the content tag (is the image there already?) and, when it is free in an edit
+   * loop, the opening of the uploads a changed build will need ({@link DirectPush.OpenUploads}).
+   */
+  private record TargetReads(RegistryClient client,
+      CompletableFuture<Optional<RegistryClient.Manifest>> tag, DirectPush.OpenUploads uploads) {}
+
+  private Optional<TargetReads> startTargetReads(ImageRef planned, boolean insecure,
+      SSLContext ssl) {
+    if (!settings.pushes() || !(settings.base() instanceof BaseImage.FromRegistry)) {
+      return Optional.empty();
+    }
+    Optional<RegistryCredential> credential;
+    try {
+      credential = settings.targetCredentials().resolve(planned.reference(), environment);
+    } catch (RuntimeException e) {
+      return Optional.empty();  // reported where it always was: after the base is resolved
+    }
+    RegistryClient client = new RegistryClient(planned.registry(), credential, insecure, ssl);
+    CompletableFuture<Optional<RegistryClient.Manifest>> tag = CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return client.manifest(planned.repository(), planned.tag().orElseThrow());
+          } catch (IOException e) {
+            throw new CompletionException(e);
+          }
+        }, DirectPush.EXECUTOR);
+    return Optional.of(new TargetReads(client, tag, DirectPush.OpenUploads.afterFreeTag(client,
+        planned, tag)));
+  }
+
+  private ImageRef build(BuildContext context, ProgressListener progress, SSLContext ssl,
+      boolean insecure, ImageRef planned, List<String> secrets, Optional<TargetReads> ahead) {
     Base base = resolveBase(ssl, insecure, secrets);
     String fingerprint = BuildFingerprint.of(context, base.identity(), settings);
 
@@ -139,12 +183,42 @@ public final class ImageBuildRun {
       targetCredential.ifPresent(c -> secrets.add(c.password().reveal()));
       if (base.pinned()) {
         Optional<ImageRef> existing = findExisting(planned, fingerprint, targetCredential,
-            insecure, ssl, secrets);
+            insecure, ssl, secrets, ahead.map(TargetReads::tag));
         if (existing.isPresent()) {
           progress.onEvent(new ProgressEvent.Note(existing.get().reference()
               + " is up to date: nothing built, 0 bytes uploaded"));
           return existing.get();
         }
+      }
+    }
+
+    Optional<ImageTemplates.Template> template = Optional.empty();
+    String templateKey = ImageTemplates.key(context, base.identity(), settings);
+    RegistryClient target = null;
+    if (settings.pushes() && base.pinned() && base.image().isPresent()) {
+      target = new RegistryClient(planned.registry(), targetCredential, insecure, ssl);
+      template = ImageTemplates.find(settings.templateDirectory(), templateKey);
+      if (template.isPresent()) {
+        Optional<DirectPush.Result> pushed;
+        try {
+          pushed = DirectPush.push(settings, context, template.get(), base.image().get(),
+              planned, fingerprint, target, ahead.isPresent() ? ahead.get().uploads()
+                  : DirectPush.OpenUploads.none(target, planned), progress);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw FairingException.of("build image", planned.reference(), "interrupted", null, e);
+        }
+        if (pushed.isPresent()) {
+          progress.onEvent(new ProgressEvent.Note("pushed " + pushed.get().image().reference()
+              + ": " + pushed.get().blobsUploaded() + " blobs, "
+              + pushed.get().bytesUploaded() + " bytes uploaded"));
+          return pushed.get().image();
+        }
+      } else {
+        // Without this, Jib downloads every base layer the new repository lacks before it
+        // mounts it; mounted first, Jib finds them in place and moves nothing.
+        DirectPush.mountBase(target, planned, base.image().get(), base.manifest().get(),
+            progress);
       }
     }
 
@@ -164,6 +238,9 @@ public final class ImageBuildRun {
         return planned;
       }
       ImageRef built = planned.withDigest(container.getDigest().toString());
+      if (target != null) {
+        rememberTemplate(target, built, templateKey, template.isEmpty(), context);
+      }
       progress.onEvent(new ProgressEvent.Note((settings.tar().isPresent()
           ? "wrote " + settings.tar().get() + " (" + built + ")"
           : "pushed " + built.reference()) + ": " + jibProgress.blobsPushed() + " blobs, "
@@ -220,6 +297,32 @@ public final class ImageBuildRun {
     }
   }
 
+  /**
+   * Keeps what Jib just pushed as the template of later builds with the same key (when there is
+   * none yet) and notes that the repository now holds its blobs. Two small reads, once per key.
+   */
+  private void rememberTemplate(RegistryClient target, ImageRef built, String templateKey,
+      boolean newTemplate, BuildContext context) {
+    try {
+      Optional<RegistryClient.Manifest> manifest = target.manifest(built.repository(),
+          built.digest().orElseThrow());
+      if (manifest.isEmpty()) {
+        return;
+      }
+      DirectPush.rememberBlobs(built, manifest.get().body());
+      if (newTemplate) {
+        String configDigest = Json.MAPPER.readTree(manifest.get().body()).path("config")
+            .path("digest").asText();
+        byte[] config = target.blob(built.repository(), configDigest);
+        ImageTemplates.remember(settings.templateDirectory(), templateKey,
+            new ImageTemplates.Template(manifest.get().mediaType(), manifest.get().body(), config,
+                JibBuild.layers(context).size()));
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("cannot keep {} as a template ({})", built, e.toString());
+    }
+  }
+
   private static String rootMessage(Throwable failure) {
     Throwable root = failure;
     while (root.getCause() != null && root.getCause() != root) {
@@ -230,9 +333,18 @@ public final class ImageBuildRun {
         : ": " + message.lines().findFirst().orElse(""));
   }
 
-  /** The base as Jib should pull it, and what identifies it in the fingerprint. */
+  /**
+   * The base as Jib should pull it, and what identifies it in the fingerprint; for a base in a
+   * registry, also the image and the manifest it was resolved to.
+   */
   private record Base(String reference, String identity, boolean pinned,
-      Optional<RegistryCredential> credential) {}
+      Optional<RegistryCredential> credential, Optional<ImageRef> image,
+      Optional<RegistryClient.Manifest> manifest) {
+    Base(String reference, String identity, boolean pinned,
+        Optional<RegistryCredential> credential) {
+      this(reference, identity, pinned, credential, Optional.empty(), Optional.empty());
+    }
+  }
 
   private Base resolveBase(SSLContext ssl, boolean insecure, List<String> secrets) {
     if (settings.base() instanceof BaseImage.Scratch) {
@@ -268,7 +380,7 @@ public final class ImageBuildRun {
     rejectIndexWithArtifacts(image, manifest.get(), secrets);
     // Pin Jib to what was just resolved, so the fingerprint describes exactly what gets built.
     return new Base(image.name() + "@" + manifest.get().digest(), manifest.get().digest(), true,
-        credential);
+        credential, Optional.of(image), manifest);
   }
 
   private static void rejectIndexWithArtifacts(ImageRef image, RegistryClient.Manifest manifest,
@@ -302,11 +414,13 @@ public final class ImageBuildRun {
   /** The target's image for {@code planned}, when it holds exactly what this build would make. */
   private Optional<ImageRef> findExisting(ImageRef planned, String fingerprint,
       Optional<RegistryCredential> credential, boolean insecure, SSLContext ssl,
-      List<String> secrets) {
+      List<String> secrets,
+      Optional<CompletableFuture<Optional<RegistryClient.Manifest>>> prefetched) {
     RegistryClient client = new RegistryClient(planned.registry(), credential, insecure, ssl);
     try {
-      Optional<RegistryClient.Manifest> manifest =
-          client.manifest(planned.repository(), planned.tag().orElseThrow());
+      Optional<RegistryClient.Manifest> manifest = prefetched.isPresent()
+          ? joined(prefetched.get())
+          : client.manifest(planned.repository(), planned.tag().orElseThrow());
       if (manifest.isEmpty()) {
         return Optional.empty();
       }
@@ -333,6 +447,21 @@ public final class ImageBuildRun {
     } catch (IOException e) {
       LOG.debug("cannot check {} before building ({}); building", planned, e.toString());
       return Optional.empty();
+    }
+  }
+
+  /** The result of a read started ahead, failing as the read itself would have. */
+  private static <T> T joined(CompletableFuture<T> read) throws IOException {
+    try {
+      return read.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw e;
     }
   }
 

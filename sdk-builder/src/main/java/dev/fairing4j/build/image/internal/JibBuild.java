@@ -148,7 +148,7 @@ final class JibBuild {
   }
 
   /** The layers, from the files of {@code context}: staged copies, all on disk. */
-  private static List<FileEntriesLayer> layers(BuildContext context) {
+  static List<FileEntriesLayer> layers(BuildContext context) {
     List<FileEntriesLayer> layers = new ArrayList<>();
     for (Layer layer : Layer.values()) {
       Map<String, ContextFile> files = context.files(layer);

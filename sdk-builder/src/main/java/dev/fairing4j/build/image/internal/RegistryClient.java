@@ -42,6 +42,20 @@ import org.slf4j.LoggerFactory;
 public final class RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
   private static final Map<SchemeKey, String> SCHEMES = new ConcurrentHashMap<>();
+  /**
+   * One HTTP client per trust context, shared by every build of the JVM: its connections stay
+   * open between requests and builds (keep-alive), so a build does not pay for new connections,
+   * and the JDK client sets TCP_NODELAY, so a small request is never held back by Nagle's
+   * algorithm waiting for a delayed ACK.
+   */
+  private static final Map<SSLContext, HttpClient> CLIENTS = new ConcurrentHashMap<>();
+  /** Daemon threads, so a shared client never keeps a JVM alive. */
+  private static final java.util.concurrent.Executor SHARED_EXECUTOR =
+      java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "fairing4j-registry");
+        thread.setDaemon(true);
+        return thread;
+      });
   private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final String MANIFEST_TYPES = String.join(", ",
       "application/vnd.oci.image.manifest.v1+json",
@@ -65,9 +79,10 @@ public final class RegistryClient {
     this.registry = registry;
     this.credential = credential;
     this.allowHttp = allowHttp;
-    this.http = HttpClient.newBuilder().sslContext(sslContext)
-        .connectTimeout(Duration.ofSeconds(10)).followRedirects(HttpClient.Redirect.NORMAL)
-        .version(HttpClient.Version.HTTP_1_1).build();
+    this.http = CLIENTS.computeIfAbsent(sslContext, context -> HttpClient.newBuilder()
+        .sslContext(context).connectTimeout(Duration.ofSeconds(10))
+        .followRedirects(HttpClient.Redirect.NORMAL).version(HttpClient.Version.HTTP_1_1)
+        .executor(SHARED_EXECUTOR).build());
   }
 
   /**
@@ -109,18 +124,126 @@ public final class RegistryClient {
     return response.body();
   }
 
+  /** Whether {@code repository} holds the blob {@code digest} (a HEAD request). */
+  public boolean hasBlob(String repository, String digest) throws IOException {
+    HttpResponse<byte[]> response = exchange(new Call("HEAD", "/v2/" + repository + "/blobs/"
+        + digest, pullScope(repository), "*/*", null, null));
+    if (response.statusCode() == 404) {
+      return false;
+    }
+    expectOk(response, "blob " + digest);
+    return true;
+  }
+
   /**
-   * {@link #getOnce} with bounded backoff ({@link RegistryRetry}) on a 5xx answer or a dropped
+   * Mounts the blob {@code digest} of repository {@code from} (same registry) into
+   * {@code repository}: nothing is uploaded or downloaded. False when the registry would not
+   * mount it (it then opens an upload instead, which is cancelled here).
+   */
+  public boolean mountBlob(String repository, String digest, String from) throws IOException {
+    HttpResponse<byte[]> response = exchange(new Call("POST", "/v2/" + repository
+        + "/blobs/uploads/?mount=" + encode(digest) + "&from=" + encode(from),
+        pushScope(repository), "*/*", "application/octet-stream", new byte[0]));
+    if (response.statusCode() == 201) {
+      return true;
+    }
+    if (response.statusCode() == 202) {
+      response.headers().firstValue("Location")
+          .ifPresent(location -> cancelUpload(repository, location));
+      return false;
+    }
+    expectOk(response, "mount of " + digest + " from " + from);
+    return false;
+  }
+
+  /**
+   * Uploads a blob in two requests, as the distribution spec's monolithic upload: a POST that
+   * opens the upload ({@link #openUpload}), then one PUT with the whole content and its digest
+   * ({@link #completeUpload}).
+   */
+  public void pushBlob(String repository, String digest, byte[] content) throws IOException {
+    completeUpload(repository, openUpload(repository), digest, content);
+  }
+
+  /** Opens an upload into {@code repository}; returns where its content goes. */
+  public String openUpload(String repository) throws IOException {
+    HttpResponse<byte[]> opened = exchange(new Call("POST", "/v2/" + repository
+        + "/blobs/uploads/", pushScope(repository), "*/*", "application/octet-stream",
+        new byte[0]));
+    if (opened.statusCode() != 202) {
+      expectOk(opened, "an upload into " + repository);
+      throw new IOException(registry + " answered " + opened.statusCode() + " to opening an"
+          + " upload into " + repository);
+    }
+    return opened.headers().firstValue("Location").orElseThrow(() ->
+        new IOException(registry + " opened an upload without a Location"));
+  }
+
+  /** Sends the whole content of the upload opened at {@code location} and closes it. */
+  public void completeUpload(String repository, String location, String digest, byte[] content)
+      throws IOException {
+    HttpResponse<byte[]> put = exchange(new Call("PUT", location + (location.contains("?")
+        ? "&" : "?") + "digest=" + encode(digest), pushScope(repository), "*/*",
+        "application/octet-stream", content));
+    if (put.statusCode() != 201) {
+      expectOk(put, "upload of " + digest);
+      throw new IOException(registry + " answered " + put.statusCode() + " to the upload of "
+          + digest);
+    }
+  }
+
+  /** Cancels the upload opened at {@code location}; a failure only means the registry purges it. */
+  public void cancelUpload(String repository, String location) {
+    try {
+      exchange(new Call("DELETE", location, pushScope(repository), "*/*", null, null));
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("cannot cancel the upload {} ({}); the registry purges it", location,
+          e.toString());
+    }
+  }
+
+  /**
+   * Puts a manifest under {@code reference} (a tag) and returns the digest the registry gives
+   * it.
+   */
+  public String putManifest(String repository, String reference, String mediaType,
+      byte[] manifest) throws IOException {
+    HttpResponse<byte[]> response = exchange(new Call("PUT", "/v2/" + repository
+        + "/manifests/" + reference, pushScope(repository), "*/*", mediaType, manifest));
+    expectOk(response, "manifest " + repository + ":" + reference);
+    return response.headers().firstValue("Docker-Content-Digest")
+        .orElseGet(() -> sha256(manifest));
+  }
+
+  /** One request: method, path (or an absolute URL the registry gave), scope, body. */
+  private record Call(String method, String path, String scope, String accept,
+      String contentType, byte[] body) {}
+
+  private static String pullScope(String repository) {
+    return "repository:" + repository + ":pull";
+  }
+
+  private static String pushScope(String repository) {
+    return "repository:" + repository + ":pull,push";
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * {@link #exchange} with bounded backoff ({@link RegistryRetry}) on a 5xx answer or a dropped
    * connection; the last answer or failure stands when the tries run out. A refused connection
    * (ImageBuildException "unreachable"), TLS and credential failures are final at once: the
    * pipeline reports them before the push, which retries on its own.
    */
   private HttpResponse<byte[]> get(String repository, String path, String accept)
       throws IOException {
+    Call call = new Call("GET", path, pullScope(repository), accept, null, null);
     for (int attempt = 1; ; attempt++) {
       boolean last = attempt >= RegistryRetry.ATTEMPTS;
       try {
-        HttpResponse<byte[]> response = getOnce(repository, path, accept);
+        HttpResponse<byte[]> response = exchange(call);
         if (last || !RegistryRetry.retryableStatus(response.statusCode())) {
           return response;
         }
@@ -141,13 +264,16 @@ public final class RegistryClient {
     }
   }
 
-  private HttpResponse<byte[]> getOnce(String repository, String path, String accept)
-      throws IOException {
+  /**
+   * One request, on the scheme remembered for this registry or, the first time, HTTPS and then
+   * (where allowed) plain HTTP.
+   */
+  private HttpResponse<byte[]> exchange(Call request) throws IOException {
     SchemeKey key = new SchemeKey(registry, allowHttp);
     String cached = SCHEMES.get(key);
     if (cached != null) {
       try {
-        return send(cached, repository, path, accept);
+        return send(cached, request);
       } catch (SSLException | ConnectException e) {
         // The registry on this port changed since (tests reuse ports): find out again.
         SCHEMES.remove(key, cached);
@@ -156,7 +282,7 @@ public final class RegistryClient {
     List<String> schemes = allowHttp ? List.of("https", "http") : List.of("https");
     for (int i = 0; ; i++) {
       try {
-        HttpResponse<byte[]> response = send(schemes.get(i), repository, path, accept);
+        HttpResponse<byte[]> response = send(schemes.get(i), request);
         SCHEMES.put(key, schemes.get(i));
         return response;
       } catch (SSLException | ConnectException | HttpConnectTimeoutException
@@ -174,16 +300,23 @@ public final class RegistryClient {
     }
   }
 
-  private HttpResponse<byte[]> send(String scheme, String repository, String path, String accept)
-      throws IOException {
-    URI uri = URI.create(scheme + "://" + apiHost() + path);
-    String scope = "repository:" + repository + ":pull";
-    HttpResponse<byte[]> response = call(uri, accept, authorizations.get(scope));
+  private HttpResponse<byte[]> send(String scheme, Call request) throws IOException {
+    URI uri;
+    try {
+      // an upload's location may be absolute (it names its own scheme and host) or a path
+      uri = request.path().startsWith("/") ? URI.create(scheme + "://" + apiHost()
+          + request.path()) : URI.create(request.path());
+    } catch (IllegalArgumentException e) {
+      throw new IOException(registry + " sent us to a URL that cannot be used: "
+          + request.path(), e);
+    }
+    String scope = request.scope();
+    HttpResponse<byte[]> response = call(uri, request, authorizations.get(scope));
     if (response.statusCode() == 401) {
       Optional<String> authorization = authorize(response, scope);
       if (authorization.isPresent()) {
         authorizations.put(scope, authorization.get());
-        response = call(uri, accept, authorization.get());
+        response = call(uri, request, authorization.get());
       }
       if (response.statusCode() == 401 || response.statusCode() == 403) {
         throw unauthorized(response.statusCode());
@@ -194,10 +327,20 @@ public final class RegistryClient {
 
   private HttpResponse<byte[]> call(URI uri, String accept, String authorization)
       throws IOException {
+    return call(uri, new Call("GET", uri.toString(), "", accept, null, null), authorization);
+  }
+
+  private HttpResponse<byte[]> call(URI uri, Call call, String authorization)
+      throws IOException {
     HttpRequest.Builder request;
     try {
       request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-          .header("Accept", accept).GET();
+          .header("Accept", call.accept())
+          .method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody()
+              : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+      if (call.contentType() != null) {
+        request.header("Content-Type", call.contentType());
+      }
     } catch (IllegalArgumentException e) {
       throw new IOException(registry + " sent us to a URL that cannot be used: " + uri, e);
     }
@@ -205,7 +348,9 @@ public final class RegistryClient {
       request.header("Authorization", authorization);
     }
     try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      return http.send(request.build(), call.method().equals("HEAD")
+          ? info -> HttpResponse.BodySubscribers.replacing(new byte[0])
+          : HttpResponse.BodyHandlers.ofByteArray());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while talking to " + registry, e);
