@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -119,9 +120,12 @@ public final class ImageBuildRun {
       DockerEngine.requireRunning();
     }
     BuildContext context = new ContentStaging(settings.stagingDirectory()).snapshot(requested);
-    SSLContext ssl = settings.trustedCertificates().isEmpty()
-        ? TrustedCertificates.defaultContext()
-        : TrustedCertificates.install(settings.trustedCertificates());
+    // Made when HTTPS is first used: the JVM's default context reads the trust store, hundreds
+    // of milliseconds in a new JVM that a loopback registry over plain HTTP never needs. A
+    // context with the user's CAs is installed at once (its errors are bad input).
+    Supplier<SSLContext> ssl = settings.trustedCertificates().isEmpty()
+        ? memoized(TrustedCertificates::defaultContext)
+        : constant(TrustedCertificates.install(settings.trustedCertificates()));
     boolean insecure = settings.insecureAllowed();
     if (settings.allowInsecure()) {
       LOG.warn("allowInsecure(): plain HTTP and unverified TLS are allowed for the target {} and"
@@ -149,7 +153,7 @@ public final class ImageBuildRun {
       CompletableFuture<Optional<RegistryClient.Manifest>> tag, DirectPush.OpenUploads uploads) {}
 
   private Optional<TargetReads> startTargetReads(ImageRef planned, boolean insecure,
-      SSLContext ssl) {
+      Supplier<SSLContext> ssl) {
     if (!settings.pushes() || !(settings.base() instanceof BaseImage.FromRegistry)) {
       return Optional.empty();
     }
@@ -172,7 +176,7 @@ public final class ImageBuildRun {
         planned, tag)));
   }
 
-  private ImageRef build(BuildContext context, ProgressListener progress, SSLContext ssl,
+  private ImageRef build(BuildContext context, ProgressListener progress, Supplier<SSLContext> ssl,
       boolean insecure, ImageRef planned, List<String> secrets, Optional<TargetReads> ahead) {
     Base base = resolveBase(ssl, insecure, secrets);
     String fingerprint = BuildFingerprint.of(context, base.identity(), settings);
@@ -346,7 +350,7 @@ public final class ImageBuildRun {
     }
   }
 
-  private Base resolveBase(SSLContext ssl, boolean insecure, List<String> secrets) {
+  private Base resolveBase(Supplier<SSLContext> ssl, boolean insecure, List<String> secrets) {
     if (settings.base() instanceof BaseImage.Scratch) {
       return new Base("scratch", "scratch", true, Optional.empty());
     }
@@ -413,7 +417,7 @@ public final class ImageBuildRun {
 
   /** The target's image for {@code planned}, when it holds exactly what this build would make. */
   private Optional<ImageRef> findExisting(ImageRef planned, String fingerprint,
-      Optional<RegistryCredential> credential, boolean insecure, SSLContext ssl,
+      Optional<RegistryCredential> credential, boolean insecure, Supplier<SSLContext> ssl,
       List<String> secrets,
       Optional<CompletableFuture<Optional<RegistryClient.Manifest>>> prefetched) {
     RegistryClient client = new RegistryClient(planned.registry(), credential, insecure, ssl);
@@ -448,6 +452,24 @@ public final class ImageBuildRun {
       LOG.debug("cannot check {} before building ({}); building", planned, e.toString());
       return Optional.empty();
     }
+  }
+
+  private static <T> Supplier<T> constant(T value) {
+    return () -> value;
+  }
+
+  private static <T> Supplier<T> memoized(Supplier<T> make) {
+    return new Supplier<>() {
+      private T value;
+
+      @Override
+      public synchronized T get() {
+        if (value == null) {
+          value = make.get();
+        }
+        return value;
+      }
+    };
   }
 
   /** The result of a read started ahead, failing as the read itself would have. */

@@ -1,15 +1,14 @@
 package dev.fairing4j.build.image.internal;
 
 import dev.fairing4j.build.ImageBuildException;
+import dev.fairing4j.core.ImageRef;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -37,25 +37,18 @@ import org.slf4j.LoggerFactory;
  * loopback registry, or the user's explicit opt-in); the scheme that worked is remembered for the
  * life of the JVM per registry AND per {@code allowHttp}, so plain HTTP learnt under one build's
  * opt-in is never used by a later build without it (which would send its credentials in clear
- * text).
+ * text). A loopback registry where plain HTTP is allowed is asked over HTTP first: that is what
+ * such a registry usually speaks, and the first request carries no credentials.
+ *
+ * <p>Requests go through {@link HttpURLConnection}: the JDK keeps its connections alive between
+ * requests and builds (one handshake per connection, not per request), and it leaves no thread
+ * blocked in native code. The JDK's {@code java.net.http} client does (its selector thread sits
+ * in {@code epoll_wait}), and a JVM with such a thread waits 300 ms before it can exit, which a
+ * build in a fresh JVM would pay every time.
  */
 public final class RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
   private static final Map<SchemeKey, String> SCHEMES = new ConcurrentHashMap<>();
-  /**
-   * One HTTP client per trust context, shared by every build of the JVM: its connections stay
-   * open between requests and builds (keep-alive), so a build does not pay for new connections,
-   * and the JDK client sets TCP_NODELAY, so a small request is never held back by Nagle's
-   * algorithm waiting for a delayed ACK.
-   */
-  private static final Map<SSLContext, HttpClient> CLIENTS = new ConcurrentHashMap<>();
-  /** Daemon threads, so a shared client never keeps a JVM alive. */
-  private static final java.util.concurrent.Executor SHARED_EXECUTOR =
-      java.util.concurrent.Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "fairing4j-registry");
-        thread.setDaemon(true);
-        return thread;
-      });
   private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final String MANIFEST_TYPES = String.join(", ",
       "application/vnd.oci.image.manifest.v1+json",
@@ -66,23 +59,21 @@ public final class RegistryClient {
   private final String registry;
   private final Optional<RegistryCredential> credential;
   private final boolean allowHttp;
-  private final HttpClient http;
+  private final Supplier<SSLContext> sslContext;
   private final Map<String, String> authorizations = new ConcurrentHashMap<>();
 
   /**
    * A client for {@code registry} ({@code host[:port]}, {@code docker.io} for Docker Hub).
    *
-   * @param sslContext the trust to use for HTTPS
+   * @param sslContext the trust to use for HTTPS, asked only when HTTPS is used (making the
+   *     JVM's default context reads its trust store: hundreds of milliseconds in a new JVM)
    */
   public RegistryClient(String registry, Optional<RegistryCredential> credential,
-      boolean allowHttp, SSLContext sslContext) {
+      boolean allowHttp, Supplier<SSLContext> sslContext) {
     this.registry = registry;
     this.credential = credential;
     this.allowHttp = allowHttp;
-    this.http = CLIENTS.computeIfAbsent(sslContext, context -> HttpClient.newBuilder()
-        .sslContext(context).connectTimeout(Duration.ofSeconds(10))
-        .followRedirects(HttpClient.Redirect.NORMAL).version(HttpClient.Version.HTTP_1_1)
-        .executor(SHARED_EXECUTOR).build());
+    this.sslContext = sslContext;
   }
 
   /**
@@ -103,22 +94,22 @@ public final class RegistryClient {
    * @throws IOException for any other unexpected answer
    */
   public Optional<Manifest> manifest(String repository, String reference) throws IOException {
-    HttpResponse<byte[]> response = get(repository, "/v2/" + repository + "/manifests/"
+    Reply response = get(repository, "/v2/" + repository + "/manifests/"
         + reference, MANIFEST_TYPES);
     if (response.statusCode() == 404) {
       return Optional.empty();
     }
     expectOk(response, "manifest " + repository + ":" + reference);
-    String digest = response.headers().firstValue("Docker-Content-Digest")
+    String digest = response.header("Docker-Content-Digest")
         .orElseGet(() -> sha256(response.body()));
-    String type = response.headers().firstValue("Content-Type").orElse("")
+    String type = response.header("Content-Type").orElse("")
         .split(";")[0].trim();
     return Optional.of(new Manifest(digest, type, response.body()));
   }
 
   /** The blob {@code digest} of {@code repository} (for small blobs such as an image config). */
   public byte[] blob(String repository, String digest) throws IOException {
-    HttpResponse<byte[]> response = get(repository, "/v2/" + repository + "/blobs/" + digest,
+    Reply response = get(repository, "/v2/" + repository + "/blobs/" + digest,
         "*/*");
     expectOk(response, "blob " + digest);
     return response.body();
@@ -126,7 +117,7 @@ public final class RegistryClient {
 
   /** Whether {@code repository} holds the blob {@code digest} (a HEAD request). */
   public boolean hasBlob(String repository, String digest) throws IOException {
-    HttpResponse<byte[]> response = exchange(new Call("HEAD", "/v2/" + repository + "/blobs/"
+    Reply response = exchange(new Call("HEAD", "/v2/" + repository + "/blobs/"
         + digest, pullScope(repository), "*/*", null, null));
     if (response.statusCode() == 404) {
       return false;
@@ -141,14 +132,14 @@ public final class RegistryClient {
    * mount it (it then opens an upload instead, which is cancelled here).
    */
   public boolean mountBlob(String repository, String digest, String from) throws IOException {
-    HttpResponse<byte[]> response = exchange(new Call("POST", "/v2/" + repository
+    Reply response = exchange(new Call("POST", "/v2/" + repository
         + "/blobs/uploads/?mount=" + encode(digest) + "&from=" + encode(from),
         pushScope(repository), "*/*", "application/octet-stream", new byte[0]));
     if (response.statusCode() == 201) {
       return true;
     }
     if (response.statusCode() == 202) {
-      response.headers().firstValue("Location")
+      response.header("Location")
           .ifPresent(location -> cancelUpload(repository, location));
       return false;
     }
@@ -167,7 +158,7 @@ public final class RegistryClient {
 
   /** Opens an upload into {@code repository}; returns where its content goes. */
   public String openUpload(String repository) throws IOException {
-    HttpResponse<byte[]> opened = exchange(new Call("POST", "/v2/" + repository
+    Reply opened = exchange(new Call("POST", "/v2/" + repository
         + "/blobs/uploads/", pushScope(repository), "*/*", "application/octet-stream",
         new byte[0]));
     if (opened.statusCode() != 202) {
@@ -175,14 +166,14 @@ public final class RegistryClient {
       throw new IOException(registry + " answered " + opened.statusCode() + " to opening an"
           + " upload into " + repository);
     }
-    return opened.headers().firstValue("Location").orElseThrow(() ->
+    return opened.header("Location").orElseThrow(() ->
         new IOException(registry + " opened an upload without a Location"));
   }
 
   /** Sends the whole content of the upload opened at {@code location} and closes it. */
   public void completeUpload(String repository, String location, String digest, byte[] content)
       throws IOException {
-    HttpResponse<byte[]> put = exchange(new Call("PUT", location + (location.contains("?")
+    Reply put = exchange(new Call("PUT", location + (location.contains("?")
         ? "&" : "?") + "digest=" + encode(digest), pushScope(repository), "*/*",
         "application/octet-stream", content));
     if (put.statusCode() != 201) {
@@ -208,10 +199,10 @@ public final class RegistryClient {
    */
   public String putManifest(String repository, String reference, String mediaType,
       byte[] manifest) throws IOException {
-    HttpResponse<byte[]> response = exchange(new Call("PUT", "/v2/" + repository
+    Reply response = exchange(new Call("PUT", "/v2/" + repository
         + "/manifests/" + reference, pushScope(repository), "*/*", mediaType, manifest));
     expectOk(response, "manifest " + repository + ":" + reference);
-    return response.headers().firstValue("Docker-Content-Digest")
+    return response.header("Docker-Content-Digest")
         .orElseGet(() -> sha256(manifest));
   }
 
@@ -237,13 +228,13 @@ public final class RegistryClient {
    * (ImageBuildException "unreachable"), TLS and credential failures are final at once: the
    * pipeline reports them before the push, which retries on its own.
    */
-  private HttpResponse<byte[]> get(String repository, String path, String accept)
+  private Reply get(String repository, String path, String accept)
       throws IOException {
     Call call = new Call("GET", path, pullScope(repository), accept, null, null);
     for (int attempt = 1; ; attempt++) {
       boolean last = attempt >= RegistryRetry.ATTEMPTS;
       try {
-        HttpResponse<byte[]> response = exchange(call);
+        Reply response = exchange(call);
         if (last || !RegistryRetry.retryableStatus(response.statusCode())) {
           return response;
         }
@@ -268,29 +259,40 @@ public final class RegistryClient {
    * One request, on the scheme remembered for this registry or, the first time, HTTPS and then
    * (where allowed) plain HTTP.
    */
-  private HttpResponse<byte[]> exchange(Call request) throws IOException {
+  private Reply exchange(Call request) throws IOException {
     SchemeKey key = new SchemeKey(registry, allowHttp);
     String cached = SCHEMES.get(key);
     if (cached != null) {
       try {
         return send(cached, request);
-      } catch (SSLException | ConnectException e) {
+      } catch (SSLException | ConnectException | PlainHttpRefused e) {
         // The registry on this port changed since (tests reuse ports): find out again.
         SCHEMES.remove(key, cached);
       }
     }
-    List<String> schemes = allowHttp ? List.of("https", "http") : List.of("https");
+    List<String> schemes = !allowHttp ? List.of("https")
+        : loopback() ? List.of("http", "https") : List.of("https", "http");
     for (int i = 0; ; i++) {
       try {
-        HttpResponse<byte[]> response = send(schemes.get(i), request);
+        Reply response = send(schemes.get(i), request);
         SCHEMES.put(key, schemes.get(i));
         return response;
-      } catch (SSLException | ConnectException | HttpConnectTimeoutException
-          | UnknownHostException e) {
-        if (i + 1 < schemes.size() && e instanceof SSLException) {
-          // A plain-HTTP registry answers a TLS hello with garbage; loopback or opt-in only.
-          LOG.debug("HTTPS to {} failed ({}); trying plain HTTP", registry, e.toString());
+      } catch (SSLException | ConnectException | SocketTimeoutException
+          | UnknownHostException | PlainHttpRefused e) {
+        if (e instanceof SocketTimeoutException && !String.valueOf(e.getMessage())
+            .contains("connect")) {
+          throw e;  // a read timeout: transient, not a wrong address
+        }
+        if (i + 1 < schemes.size() && (e instanceof SSLException
+            || e instanceof PlainHttpRefused)) {
+          // A plain-HTTP registry answers a TLS hello with garbage, a TLS registry refuses plain
+          // HTTP; the other scheme is tried only where plain HTTP is allowed.
+          LOG.debug("{} to {} failed ({}); trying {}", schemes.get(i), registry, e.toString(),
+              schemes.get(i + 1));
           continue;
+        }
+        if (e instanceof PlainHttpRefused refused) {
+          throw new IOException(refused.getMessage());
         }
         if (e instanceof SSLException) {
           throw e;
@@ -300,7 +302,7 @@ public final class RegistryClient {
     }
   }
 
-  private HttpResponse<byte[]> send(String scheme, Call request) throws IOException {
+  private Reply send(String scheme, Call request) throws IOException {
     URI uri;
     try {
       // an upload's location may be absolute (it names its own scheme and host) or a path
@@ -311,7 +313,7 @@ public final class RegistryClient {
           + request.path(), e);
     }
     String scope = request.scope();
-    HttpResponse<byte[]> response = call(uri, request, authorizations.get(scope));
+    Reply response = call(uri, request, authorizations.get(scope));
     if (response.statusCode() == 401) {
       Optional<String> authorization = authorize(response, scope);
       if (authorization.isPresent()) {
@@ -325,42 +327,78 @@ public final class RegistryClient {
     return response;
   }
 
-  private HttpResponse<byte[]> call(URI uri, String accept, String authorization)
+  private Reply call(URI uri, String accept, String authorization)
       throws IOException {
     return call(uri, new Call("GET", uri.toString(), "", accept, null, null), authorization);
   }
 
-  private HttpResponse<byte[]> call(URI uri, Call call, String authorization)
-      throws IOException {
-    HttpRequest.Builder request;
+  private Reply call(URI uri, Call call, String authorization) throws IOException {
+    HttpURLConnection connection;
     try {
-      request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-          .header("Accept", call.accept())
-          .method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody()
-              : HttpRequest.BodyPublishers.ofByteArray(call.body()));
-      if (call.contentType() != null) {
-        request.header("Content-Type", call.contentType());
-      }
-    } catch (IllegalArgumentException e) {
+      connection = (HttpURLConnection) uri.toURL().openConnection(java.net.Proxy.NO_PROXY);
+    } catch (IllegalArgumentException | java.net.MalformedURLException e) {
       throw new IOException(registry + " sent us to a URL that cannot be used: " + uri, e);
     }
-    if (authorization != null) {
-      request.header("Authorization", authorization);
+    if (connection instanceof javax.net.ssl.HttpsURLConnection https) {
+      https.setSSLSocketFactory(sslContext.get().getSocketFactory());
     }
-    try {
-      return http.send(request.build(), call.method().equals("HEAD")
-          ? info -> HttpResponse.BodySubscribers.replacing(new byte[0])
-          : HttpResponse.BodyHandlers.ofByteArray());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while talking to " + registry, e);
+    connection.setConnectTimeout(10_000);
+    connection.setReadTimeout(30_000);
+    connection.setInstanceFollowRedirects(true);
+    connection.setUseCaches(false);
+    connection.setRequestMethod(call.method());
+    connection.setRequestProperty("Accept", call.accept());
+    if (call.contentType() != null) {
+      connection.setRequestProperty("Content-Type", call.contentType());
+    }
+    if (authorization != null) {
+      connection.setRequestProperty("Authorization", authorization);
+    }
+    if (call.body() != null) {
+      connection.setDoOutput(true);
+      connection.setFixedLengthStreamingMode(call.body().length);
+      try (var out = connection.getOutputStream()) {
+        out.write(call.body());
+      }
+    }
+    int status = connection.getResponseCode();
+    byte[] body;
+    try (var in = status >= 400 ? connection.getErrorStream() : connection.getInputStream()) {
+      // read to the end, so the connection goes back to the JDK's keep-alive cache
+      body = in == null || call.method().equals("HEAD") ? new byte[0] : in.readAllBytes();
+    }
+    if (status == 400 && uri.getScheme().equals("http") && new String(body,
+        StandardCharsets.UTF_8).contains("HTTPS server")) {
+      throw new PlainHttpRefused(registry + " speaks HTTPS, not plain HTTP");
+    }
+    return new Reply(status, connection.getHeaderFields(), body);
+  }
+
+  /** A registry's answer: status, headers, body. */
+  private record Reply(int statusCode, Map<String, List<String>> headers, byte[] body) {
+    Optional<String> header(String name) {
+      return headers.entrySet().stream()
+          .filter(e -> e.getKey() != null && e.getKey().equalsIgnoreCase(name)
+              && !e.getValue().isEmpty())
+          .map(e -> e.getValue().get(0)).findFirst();
     }
   }
 
+  /** A TLS registry's answer to a plain-HTTP request (Go's servers answer 400 and a note). */
+  private static final class PlainHttpRefused extends IOException {
+    PlainHttpRefused(String message) {
+      super(message);
+    }
+  }
+
+  private boolean loopback() {
+    return ImageRef.parse(registry + "/x").isLoopback();
+  }
+
   /** Answers a 401 challenge: basic credentials, or a bearer token from the realm it names. */
-  private Optional<String> authorize(HttpResponse<byte[]> challenge, String scope)
+  private Optional<String> authorize(Reply challenge, String scope)
       throws IOException {
-    String header = challenge.headers().firstValue("WWW-Authenticate").orElse("");
+    String header = challenge.header("WWW-Authenticate").orElse("");
     String lower = header.toLowerCase(Locale.ROOT);
     if (lower.startsWith("basic")) {
       return credential.map(RegistryCredential::basicHeader);
@@ -390,7 +428,7 @@ public final class RegistryClient {
     } catch (IllegalArgumentException e) {
       throw new IOException(registry + " named a token realm that is no URL: " + realm, e);
     }
-    HttpResponse<byte[]> token = call(tokenUri, "application/json",
+    Reply token = call(tokenUri, "application/json",
         credential.map(RegistryCredential::basicHeader).orElse(null));
     if (token.statusCode() == 401 || token.statusCode() == 403) {
       throw unauthorized(token.statusCode());
@@ -423,7 +461,7 @@ public final class RegistryClient {
         + registry + ") are right; a proxy or firewall may block it", null, e);
   }
 
-  private void expectOk(HttpResponse<byte[]> response, String what) throws IOException {
+  private void expectOk(Reply response, String what) throws IOException {
     if (response.statusCode() / 100 != 2) {
       String body = new String(response.body(), StandardCharsets.UTF_8);
       throw new IOException(registry + " answered " + response.statusCode() + " for " + what
