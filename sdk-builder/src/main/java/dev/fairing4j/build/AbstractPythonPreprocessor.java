@@ -1,6 +1,7 @@
 package dev.fairing4j.build;
 
 import dev.fairing4j.build.preprocess.internal.PythonOptions;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Preprocessor;
 import java.nio.file.Path;
 import java.util.List;
@@ -92,6 +93,27 @@ public abstract sealed class AbstractPythonPreprocessor<T extends AbstractPython
    */
   public T requirements(Path requirementsTxt) {
     return withOptions(options.withRequirements(requirementsTxt));
+  }
+
+  /**
+   * Installs the {@link #requirements} on this machine, when the context is prepared, into the
+   * image's requirements layer at {@value PrebuiltDependencies#IMAGE_DIRECTORY} (put on
+   * {@code PYTHONPATH}), instead of with pip each time a container starts: the container then
+   * starts without network and without the install's time, restarts included. pip runs with
+   * {@code --target} for the base image's Python and platform as {@code how} describes, from a
+   * local wheelhouse or an index; the installed set is kept in a cache named by the hash of the
+   * requirements file, the wheelhouse's listing and {@code how}, so later builds reuse it and
+   * upload nothing new for it. The requirements file goes along as
+   * {@code <dir>/.fairing4j-requirements.txt}, documenting what is installed.
+   *
+   * <p>Without {@code .pyc} files ({@code pip --no-compile}), so the same inputs give the same
+   * layer on every machine; Python compiles what a job imports when it first runs.
+   *
+   * @throws InvalidInputException (field {@code requirements}) at {@code prepare()} when no
+   *     requirements file is set; a failing pip is a {@code FairingException} with its output
+   */
+  public T prebuildRequirements(PrebuiltDependencies how) {
+    return withOptions(options.withPrebuilt(how));
   }
 
   /**

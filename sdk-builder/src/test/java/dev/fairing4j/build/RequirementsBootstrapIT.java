@@ -3,18 +3,11 @@ package dev.fairing4j.build;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.BuildContext;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,37 +58,7 @@ class RequirementsBootstrapIT {
     return new Run(process.waitFor(), output);
   }
 
-  /** A pure-Python wheel with one module, built by hand (a wheel is a zip with a RECORD). */
   private static Path wheel(Path file) throws Exception {
-    Map<String, String> files = new LinkedHashMap<>();
-    files.put("fairing4j_probe/__init__.py", "VALUE = 42\n");
-    files.put("fairing4j_probe-1.0.dist-info/METADATA",
-        "Metadata-Version: 2.1\nName: fairing4j-probe\nVersion: 1.0\n");
-    files.put("fairing4j_probe-1.0.dist-info/WHEEL",
-        "Wheel-Version: 1.0\nGenerator: fairing4j-test\nRoot-Is-Purelib: true\n"
-            + "Tag: py3-none-any\n");
-    StringBuilder record = new StringBuilder();
-    for (Map.Entry<String, String> entry : files.entrySet()) {
-      byte[] bytes = entry.getValue().getBytes(StandardCharsets.UTF_8);
-      String hash = Base64.getUrlEncoder().withoutPadding().encodeToString(
-          MessageDigest.getInstance("SHA-256").digest(bytes));
-      record.append(entry.getKey()).append(",sha256=").append(hash).append(',')
-          .append(bytes.length).append('\n');
-    }
-    record.append("fairing4j_probe-1.0.dist-info/RECORD,,\n");
-    files.put("fairing4j_probe-1.0.dist-info/RECORD", record.toString());
-    ByteArrayOutputStream zip = new ByteArrayOutputStream();
-    try (ZipOutputStream out = new ZipOutputStream(zip)) {
-      for (Map.Entry<String, String> entry : files.entrySet()) {
-        out.putNextEntry(new ZipEntry(entry.getKey()));
-        out.write(entry.getValue().getBytes(StandardCharsets.UTF_8));
-        out.closeEntry();
-      }
-    }
-    try (OutputStream out = Files.newOutputStream(file)) {
-      zip.writeTo(out);
-    }
-    return file;
+    return TestWheels.write(file.getParent(), "fairing4j_probe", "1.0", 42);
   }
-
 }

@@ -1,9 +1,11 @@
 package dev.fairing4j.build.preprocess.internal;
 
+import dev.fairing4j.build.PrebuiltDependencies;
 import dev.fairing4j.build.preprocess.internal.PythonOptions.Launcher;
 import dev.fairing4j.build.preprocess.internal.PythonOptions.OutputMapping;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Layer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,6 +62,10 @@ public final class PythonContextBuilder {
     Optional<Path> requirements = options.requirements()
         .map(r -> SourceFiles.requireReadableFile("requirements", base.resolve(r).normalize(),
             base));
+    if (options.prebuilt().isPresent() && requirements.isEmpty()) {
+      throw InvalidInputException.of("requirements", "prebuildRequirements(..) has no"
+          + " requirements file to install", "add .requirements(Path.of(\"requirements.txt\"))");
+    }
 
     for (Path dir : options.directories()) {
       Path absolute = SourceFiles.requireDirectory("directories", base.resolve(dir));
@@ -78,7 +84,11 @@ public final class PythonContextBuilder {
 
     BuildContext context = BuildContext.empty().withWorkingDir(prefix);
     List<String> wrapper = List.of();
-    if (requirements.isPresent()) {
+    if (requirements.isPresent() && options.prebuilt().isPresent()) {
+      String shipped = ContainerPaths.join(prefix, base.relativize(requirements.get()));
+      files.remove(shipped);
+      context = withPrebuilt(context, requirements.get(), options.prebuilt().get());
+    } else if (requirements.isPresent()) {
       Path source = requirements.get();
       String requirementsPath = source.startsWith(base)
           ? ContainerPaths.join(prefix, base.relativize(source))
@@ -117,6 +127,26 @@ public final class PythonContextBuilder {
       context = context.withEnv(variable.getKey(), variable.getValue());
     }
     return context;
+  }
+
+  /**
+   * {@code context} with the packages of {@code requirements}, installed here, in the
+   * requirements layer below {@link PrebuiltDependencies#IMAGE_DIRECTORY}, which goes on
+   * {@code PYTHONPATH} (an {@code env(..)} of the user's comes later and wins). The requirements
+   * file goes along under another name than {@code requirements.txt}: it documents the set, and
+   * a runner that installs a shipped {@code requirements.txt} (the local cluster) leaves it alone.
+   */
+  private static BuildContext withPrebuilt(BuildContext context, Path requirements,
+      PrebuiltDependencies how) {
+    Path site = PrebuiltInstall.install(requirements, how);
+    BuildContext result = context;
+    for (Path file : SourceFiles.walk("prebuildRequirements", site)) {
+      result = result.withFile(ContainerPaths.join(PrebuiltDependencies.IMAGE_DIRECTORY,
+          site.relativize(file)), hostFile(file).inLayer(Layer.REQUIREMENTS));
+    }
+    return result.withFile(PrebuiltDependencies.IMAGE_DIRECTORY + "/.fairing4j-requirements.txt",
+            ContextFile.of(requirements).inLayer(Layer.REQUIREMENTS))
+        .withEnv("PYTHONPATH", PrebuiltDependencies.IMAGE_DIRECTORY);
   }
 
   /** {@code python -u <entry>}, or {@code torchrun <options> <entry>}. */

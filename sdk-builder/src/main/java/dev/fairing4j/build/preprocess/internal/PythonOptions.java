@@ -1,5 +1,6 @@
 package dev.fairing4j.build.preprocess.internal;
 
+import dev.fairing4j.build.PrebuiltDependencies;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
@@ -29,11 +30,13 @@ import java.util.TreeMap;
  * @param requirements a requirements.txt installed when the container starts
  * @param preinstalled true when the base image already holds the requirements
  * @param env environment variables baked into the image
+ * @param prebuilt install the requirements on this machine into the image, not at start
  */
 public record PythonOptions(List<Path> files, List<Path> directories, String pathPrefix,
     List<OutputMapping> outputs, Optional<List<String>> command, Launcher launcher,
     List<String> launcherOptions, List<String> args, Optional<Path> requirements,
-    boolean preinstalled, SortedMap<String, String> env) {
+    boolean preinstalled, SortedMap<String, String> env,
+    Optional<PrebuiltDependencies> prebuilt) {
 
   /** How the default command starts the entry point. */
   public enum Launcher {
@@ -54,7 +57,7 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
 
   private static final PythonOptions DEFAULTS = new PythonOptions(List.of(), List.of(),
       BuildContext.DEFAULT_WORKING_DIR, List.of(), Optional.empty(), Launcher.PYTHON, List.of(),
-      List.of(), Optional.empty(), false, new TreeMap<>());
+      List.of(), Optional.empty(), false, new TreeMap<>(), Optional.empty());
 
   /** Copies every collection, so the value cannot change after construction. */
   public PythonOptions {
@@ -75,20 +78,20 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
   /** Adds extra files. */
   public PythonOptions withFiles(Path... more) {
     return new PythonOptions(append(files, "files", more), directories, pathPrefix, outputs,
-        command, launcher, launcherOptions, args, requirements, preinstalled, env);
+        command, launcher, launcherOptions, args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Adds extra directories. */
   public PythonOptions withDirectories(Path... more) {
     return new PythonOptions(files, append(directories, "directories", more), pathPrefix, outputs,
-        command, launcher, launcherOptions, args, requirements, preinstalled, env);
+        command, launcher, launcherOptions, args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Sets the container directory the base directory maps to. */
   public PythonOptions withPathPrefix(String prefix) {
     return new PythonOptions(files, directories,
         ContainerPaths.checkDirectory("pathPrefix", prefix), outputs, command, launcher,
-        launcherOptions, args, requirements, preinstalled, env);
+        launcherOptions, args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Adds an explicit mapping of {@code source} to {@code containerPath}. */
@@ -97,7 +100,7 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
     List<OutputMapping> copy = new ArrayList<>(outputs);
     copy.add(new OutputMapping(source, ContainerPaths.checkFile("output", containerPath)));
     return new PythonOptions(files, directories, pathPrefix, copy, command, launcher,
-        launcherOptions, args, requirements, preinstalled, env);
+        launcherOptions, args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Replaces the default launcher with {@code newCommand}. */
@@ -109,13 +112,13 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
           + " with the program", "pass e.g. List.of(\"python3\", \"-u\", \"/app/train.py\")");
     }
     return new PythonOptions(files, directories, pathPrefix, outputs, Optional.of(newCommand),
-        launcher, launcherOptions, args, requirements, preinstalled, env);
+        launcher, launcherOptions, args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Starts the entry point with torchrun and {@code options}. */
   public PythonOptions withTorchrun(String... options) {
     return new PythonOptions(files, directories, pathPrefix, outputs, command, Launcher.TORCHRUN,
-        strings("torchrun options", options), args, requirements, preinstalled, env);
+        strings("torchrun options", options), args, requirements, preinstalled, env, prebuilt);
   }
 
   /** Appends arguments to the command. */
@@ -123,20 +126,27 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
     List<String> copy = new ArrayList<>(args);
     copy.addAll(strings("args", more));
     return new PythonOptions(files, directories, pathPrefix, outputs, command, launcher,
-        launcherOptions, copy, requirements, preinstalled, env);
+        launcherOptions, copy, requirements, preinstalled, env, prebuilt);
   }
 
   /** Installs {@code requirementsTxt} when the container starts. */
   public PythonOptions withRequirements(Path requirementsTxt) {
     Objects.requireNonNull(requirementsTxt, "requirements");
     return new PythonOptions(files, directories, pathPrefix, outputs, command, launcher,
-        launcherOptions, args, Optional.of(requirementsTxt), false, env);
+        launcherOptions, args, Optional.of(requirementsTxt), false, env, prebuilt);
+  }
+
+  /** Installs the requirements on this machine into the image's requirements layer. */
+  public PythonOptions withPrebuilt(PrebuiltDependencies how) {
+    Objects.requireNonNull(how, "prebuildRequirements");
+    return new PythonOptions(files, directories, pathPrefix, outputs, command, launcher,
+        launcherOptions, args, requirements, false, env, Optional.of(how));
   }
 
   /** Ships requirements.txt but installs nothing: the base image already has the packages. */
   public PythonOptions withPreinstalled() {
     return new PythonOptions(files, directories, pathPrefix, outputs, command, launcher,
-        launcherOptions, args, requirements, true, env);
+        launcherOptions, args, requirements, true, env, Optional.empty());
   }
 
   /** Adds or replaces an environment variable. */
@@ -150,7 +160,7 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
     SortedMap<String, String> copy = new TreeMap<>(env);
     copy.put(name, value);
     return new PythonOptions(files, directories, pathPrefix, outputs, command, launcher,
-        launcherOptions, args, requirements, preinstalled, copy);
+        launcherOptions, args, requirements, preinstalled, copy, prebuilt);
   }
 
   /** A few words for {@code toString()}: only what differs from the defaults. */
@@ -176,7 +186,8 @@ public record PythonOptions(List<Path> files, List<Path> directories, String pat
       text.append(", args=").append(args.size());
     }
     requirements.ifPresent(r -> text.append(", requirements=").append(r.getFileName())
-        .append(preinstalled ? " (preinstalled)" : ""));
+        .append(preinstalled ? " (preinstalled)" : "")
+        .append(prebuilt.map(how -> " (" + how + ")").orElse("")));
     if (!env.isEmpty()) {
       text.append(", env=").append(env.keySet());
     }
