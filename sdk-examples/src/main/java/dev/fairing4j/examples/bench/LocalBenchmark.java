@@ -1,5 +1,9 @@
 package dev.fairing4j.examples.bench;
 
+import dev.fairing4j.build.PrebuiltDependencies;
+import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deploy.Clusters;
@@ -16,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,10 +31,16 @@ import java.util.concurrent.TimeUnit;
  * alike, and prints the medians and their ratio as {@code bench.<name>=<value>} lines. The JVM's
  * own start is excluded: both are timed inside one warm JVM.
  *
+ * <p>Then the edit loop: a one-line change of the script to the first training line on the
+ * local cluster, with its breakdown ({@code bench.local.edit_to_first_log_ms}); and a
+ * container's start with its requirements installed by pip at start against the same
+ * requirements built into the image ({@code bench.local.deps.*}).
+ *
  * <pre>usage: LocalBenchmark [rounds (default 5)] [samples (default 6000)]</pre>
  */
 public final class LocalBenchmark {
   private static final double TARGET_RATIO = 1.05;
+  private static final long TARGET_FIRST_LOG_MS = 3000;
 
   private LocalBenchmark() {}
 
@@ -70,6 +81,206 @@ public final class LocalBenchmark {
     System.out.println("bench.local.plain_median_ms=" + plainMedian);
     System.out.printf(Locale.ROOT, "bench.local.ratio=%.3f (target <= %.2f: %s)%n", ratio,
         TARGET_RATIO, ratio <= TARGET_RATIO ? "PASS" : "MISS");
+
+    editToFirstLog(work, cluster, rounds);
+    dependencyStart(work, rounds);
+  }
+
+  // ---- dependencies: pip at every start against a layer built here --------------------------
+
+  /** Debian's python3-pip-whl: a real local wheelhouse (pip and setuptools wheels). */
+  private static final Path WHEELHOUSE = Path.of("/usr/share/python-wheels");
+
+  /**
+   * A container's start, from its command to the script's end, with a requirements file
+   * installed by pip when the container starts (from a local wheelhouse; every start is a new
+   * container, so every start installs) against the same requirements built into the image's
+   * requirements layer on this machine ({@code prebuildRequirements}). The image's files are laid
+   * out under a root first, untimed: pulling and unpacking the image is the runtime's part.
+   */
+  private static void dependencyStart(Path work, int rounds) throws Exception {
+    String requirement = wheelRequirement();
+    Path dir = Files.createDirectories(work.resolve("deps"));
+    Path script = dir.resolve("train.py");
+    Files.writeString(script, "import setuptools\nprint('setuptools', setuptools.__version__,"
+        + " 'from', setuptools.__file__, flush=True)\n");
+    Files.writeString(dir.resolve("requirements.txt"), requirement + "\n");
+    PrebuiltDependencies how = PrebuiltDependencies.fromWheelhouse(WHEELHOUSE)
+        .cacheDirectory(dir.resolve("site-packages-cache"));
+    long prepareStart = System.nanoTime();
+    BuildContext prebuilt = Preprocessors.python(script).requirements(Path.of("requirements.txt"))
+        .prebuildRequirements(how).prepare();
+    long prepareFirst = (System.nanoTime() - prepareStart) / 1_000_000;
+    prepareStart = System.nanoTime();
+    Preprocessors.python(script).requirements(Path.of("requirements.txt"))
+        .prebuildRequirements(how).prepare();
+    long prepareCached = (System.nanoTime() - prepareStart) / 1_000_000;
+    BuildContext atStart = Preprocessors.python(script).requirements(Path.of("requirements.txt"))
+        .prepare();
+    Path prebuiltRoot = layOut(prebuilt, dir.resolve("root-prebuilt"));
+    Path atStartRoot = layOut(atStart, dir.resolve("root-pip"));
+
+    List<Long> withPip = new ArrayList<>();
+    List<Long> withLayer = new ArrayList<>();
+    for (int round = 0; round <= rounds; round++) {  // round 0 warms the page cache, unrecorded
+      Path site = dir.resolve("tmp-site-" + round);  // a new container: an empty /tmp
+      long pip = start(List.of("/bin/sh", atStartRoot + "/app/.fairing4j/bootstrap.sh",
+          "/usr/bin/python3", "-u", atStartRoot + "/app/train.py"), Map.of(
+          "FAIRING4J_REQUIREMENTS", atStartRoot + "/app/requirements.txt",
+          "FAIRING4J_SITE_PACKAGES", site.toString(), "FAIRING4J_PYTHON", "/usr/bin/python3",
+          "PIP_NO_INDEX", "1", "PIP_FIND_LINKS", WHEELHOUSE.toString()), site.toString());
+      long layer = start(List.of("/usr/bin/python3", "-u", prebuiltRoot + "/app/train.py"),
+          Map.of("PYTHONPATH", prebuiltRoot + PrebuiltDependencies.IMAGE_DIRECTORY),
+          prebuiltRoot + PrebuiltDependencies.IMAGE_DIRECTORY);
+      if (round > 0) {
+        withPip.add(pip);
+        withLayer.add(layer);
+      }
+    }
+    System.out.println("bench.local.deps.requirements=" + requirement + " (wheelhouse "
+        + WHEELHOUSE + ")");
+    System.out.println("bench.local.deps.prebuilt_files=" + prebuilt.files().size());
+    System.out.println("bench.local.deps.prepare_first_ms=" + prepareFirst);
+    System.out.println("bench.local.deps.prepare_cached_ms=" + prepareCached);
+    System.out.println("bench.local.deps.start_with_pip_ms=" + median(withPip));
+    System.out.println("bench.local.deps.start_prebuilt_ms=" + median(withLayer));
+  }
+
+  /** {@code setuptools==<version>} of the wheel in the wheelhouse. */
+  private static String wheelRequirement() throws IOException {
+    try (var wheels = Files.list(WHEELHOUSE)) {
+      String wheel = wheels.map(p -> p.getFileName().toString())
+          .filter(name -> name.startsWith("setuptools-") && name.endsWith(".whl")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("no setuptools wheel in " + WHEELHOUSE
+              + "; install it: apt-get install python3-pip-whl"));
+      return "setuptools==" + wheel.split("-")[1];
+    }
+  }
+
+  /** Writes the context's files under {@code root} at their container paths. */
+  private static Path layOut(BuildContext context, Path root) throws IOException {
+    for (var file : context.files().entrySet()) {
+      Path target = root.resolve(file.getKey().substring(1));
+      Files.createDirectories(target.getParent());
+      try (var in = file.getValue().open()) {
+        Files.copy(in, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    return root;
+  }
+
+  /** Runs a container's command to its end; fails unless the script found its package in it. */
+  private static long start(List<String> command, Map<String, String> env, String expectedFrom)
+      throws IOException, InterruptedException {
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(env);
+    builder.environment().put("PYTHONDONTWRITEBYTECODE", "1");  // every start as the first
+    long start = System.nanoTime();
+    Process process = builder.start();
+    String output = new String(process.getInputStream().readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8);
+    int exit = process.waitFor();
+    long took = (System.nanoTime() - start) / 1_000_000;
+    if (exit != 0 || !output.contains("from " + expectedFrom)) {
+      throw new IllegalStateException("the start " + command + " failed (exit " + exit
+          + ") or imported from elsewhere than " + expectedFrom + ":\n" + output);
+    }
+    return took;
+  }
+
+  // ---- edit -> first training log line ------------------------------------------------------
+
+  /**
+   * The edit loop on the local cluster: a one-line change of the training script, then
+   * {@code run()}, until the first line the training prints (rank 0 of a 2-rank DDP job: "Using
+   * distributed PyTorch ...") reaches the caller. The script is the bundled one with two
+   * timestamps added (first statement, after the torch imports), which split the time into:
+   * submit (edit to {@code run()} returning: preprocess, stage, hand to the supervisor), start
+   * (to Python's first statement: sandbox, interpreter), torch import, and the script up to its
+   * first line (arguments, process-group rendezvous) plus the log's way back.
+   */
+  private static void editToFirstLog(Path work, LocalCluster cluster, int rounds)
+      throws Exception {
+    Path dir = Files.createDirectories(work.resolve("edit"));
+    Path script = dir.resolve("train.py");
+    List<String> original = Files.readAllLines(ExampleScripts.extract("mnist_ddp.py"));
+    FashionMnist settings = new FashionMnist("bench-edit", 1, 600, 100, 1);
+    List<long[]> samples = new ArrayList<>();
+    for (int round = 0; round <= rounds; round++) {  // round 0 warms up, unrecorded
+      Files.write(script, instrumented(original, round));
+      long edited = System.currentTimeMillis();
+      long[] times = firstLog(cluster, settings, script);
+      if (round > 0) {
+        samples.add(new long[] {times[3] - edited, times[0] - edited, times[1] - times[0],
+            times[2] - times[1], times[3] - times[2]});
+        System.out.printf(Locale.ROOT, "edit round %d: %d ms (submit %d, start %d, torch import"
+            + " %d, script to first line %d)%n", round, times[3] - edited, times[0] - edited,
+            times[1] - times[0], times[2] - times[1], times[3] - times[2]);
+      }
+    }
+    String[] names = {"edit_to_first_log_ms", "edit_to_first_log.submit_ms",
+        "edit_to_first_log.start_ms", "edit_to_first_log.torch_import_ms",
+        "edit_to_first_log.script_to_first_line_ms"};
+    for (int i = 0; i < names.length; i++) {
+      int column = i;
+      long median = median(samples.stream().map(sample -> sample[column]).toList());
+      if (i == 0) {
+        System.out.printf(Locale.ROOT, "bench.local.%s=%d  # target <= %d: %s%n", names[i],
+            median, TARGET_FIRST_LOG_MS, median <= TARGET_FIRST_LOG_MS ? "PASS" : "MISS");
+      } else {
+        System.out.printf(Locale.ROOT, "bench.local.%s=%d%n", names[i], median);
+      }
+    }
+  }
+
+  /** The bundled script with a changed first line and two timestamps. */
+  private static List<String> instrumented(List<String> original, int round) {
+    List<String> lines = new ArrayList<>();
+    lines.add("import time as _bench_time; print('bench-mark python %.3f' % _bench_time.time(),"
+        + " flush=True)  # edit " + round);
+    for (String line : original) {
+      lines.add(line);
+      if (line.startsWith("from torch.utils.data.distributed import")) {
+        lines.add("print('bench-mark torch %.3f' % _bench_time.time(), flush=True)");
+      }
+    }
+    return lines;
+  }
+
+  /**
+   * Runs the job and waits for its first training line; returns the wall-clock milliseconds at
+   * which run() returned, Python started, torch was imported and the first line arrived.
+   */
+  private static long[] firstLog(LocalCluster cluster, FashionMnist settings, Path script)
+      throws Exception {
+    long[] times = new long[4];
+    java.util.concurrent.CountDownLatch first = new java.util.concurrent.CountDownLatch(1);
+    TrainingJob job = Fairing.pipeline().preprocessor(Preprocessors.python(script))
+        .deployer(settings.deployer(cluster)).progress(ProgressListener.NONE).run();
+    times[0] = System.currentTimeMillis();
+    try (var logs = job.logs().replica("master-0").stream(line -> {
+      String text = line.text();
+      if (text.startsWith("bench-mark python ")) {
+        times[1] = secondsToMillis(text);
+      } else if (text.startsWith("bench-mark torch ")) {
+        times[2] = secondsToMillis(text);
+      } else if (first.getCount() > 0 && !text.isBlank()) {
+        times[3] = System.currentTimeMillis();
+        first.countDown();
+      }
+    })) {
+      if (!first.await(2, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("no training line in 2 minutes: " + job.status());
+      }
+    } finally {
+      job.delete();
+    }
+    return times;
+  }
+
+  private static long secondsToMillis(String markLine) {
+    return Math.round(Double.parseDouble(markLine.substring(markLine.lastIndexOf(' ') + 1))
+        * 1000);
   }
 
   private static long runLocal(LocalCluster cluster, FashionMnist settings) {
