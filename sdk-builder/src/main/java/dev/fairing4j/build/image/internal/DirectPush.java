@@ -170,14 +170,16 @@ final class DirectPush {
    * @param base the pinned base image (its registry and repository, for mounts)
    * @param planned the target with its content tag
    * @param uploads uploads opened ahead into the target ({@link OpenUploads#afterFreeTag})
+   * @param layersAhead the application layers, being built ({@link #buildLayers})
    */
   static Optional<Result> push(BuildSettings settings, BuildContext context,
       ImageTemplates.Template template, ImageRef base, ImageRef planned, String fingerprint,
-      RegistryClient target, OpenUploads uploads, ProgressListener progress)
+      RegistryClient target, OpenUploads uploads,
+      CompletableFuture<List<BuiltLayer>> layersAhead, ProgressListener progress)
       throws InterruptedException {
     try {
       long start = System.nanoTime();
-      Assembled image = assemble(settings, context, template, fingerprint);
+      Assembled image = assemble(context, template, fingerprint, layersAhead);
       progress.onEvent(new ProgressEvent.StepFinished("build layers", since(start)));
       long pushStart = System.nanoTime();
       Result result = upload(image, base, planned, settings.tags(), target, uploads, progress);
@@ -276,8 +278,8 @@ final class DirectPush {
     KNOWN.clear();
   }
 
-  private static Assembled assemble(BuildSettings settings, BuildContext context,
-      ImageTemplates.Template template, String fingerprint) throws Exception {
+  private static Assembled assemble(BuildContext context, ImageTemplates.Template template,
+      String fingerprint, CompletableFuture<List<BuiltLayer>> layersAhead) throws Exception {
     ObjectNode manifest = (ObjectNode) Json.MAPPER.readTree(template.manifest());
     ObjectNode config = (ObjectNode) Json.MAPPER.readTree(template.config());
     ArrayNode layers = (ArrayNode) manifest.path("layers");
@@ -294,20 +296,19 @@ final class DirectPush {
       baseLayers.add(new Blob(layers.get(i).path("digest").asText(),
           layers.get(i).path("size").asLong(), null));
     }
-    // As Jib's BuildAndCacheApplicationLayerStep: the same cache, the same layer builder.
-    Cache cache = Cache.withDirectory(settings.applicationLayerCacheDirectory());
+    List<BuiltLayer> built = layersAhead.join();
+    if (built.size() != application.size()) {
+      throw new Fallback("the layers built ahead do not match the context");
+    }
     List<Blob> newBlobs = new ArrayList<>();
-    for (int i = 0; i < application.size(); i++) {
-      ImmutableList<FileEntry> entries = ImmutableList.copyOf(application.get(i).getEntries());
-      Optional<CachedLayer> cached = cache.retrieve(entries);
-      CachedLayer layer = cached.isPresent() ? cached.get() : cache.writeUncompressedLayer(
-          new ReproducibleLayerBuilder(entries).build(), entries);
+    for (int i = 0; i < built.size(); i++) {
+      CachedLayer layer = built.get(i).layer();
       ObjectNode descriptor = (ObjectNode) layers.get(firstApplication + i);
       descriptor.put("digest", layer.getDigest().toString());
       descriptor.put("size", layer.getSize());
       diffIds.set(firstDiffId + i, layer.getDiffId().toString());
       newBlobs.add(new Blob(layer.getDigest().toString(), layer.getSize(),
-          contentOf(layer)));
+          built.get(i).content()));
     }
     ((ObjectNode) config.path("config").path("Labels")).put(BuildFingerprint.LABEL, fingerprint);
     byte[] configBytes = Json.MAPPER.writeValueAsBytes(config);
@@ -319,6 +320,36 @@ final class DirectPush {
     byte[] manifestBytes = Json.MAPPER.writeValueAsBytes(manifest);
     return new Assembled(baseLayers, newBlobs, template.mediaType(), manifestBytes,
         sha256(manifestBytes));
+  }
+
+  /** An application layer in Jib's cache, with its content when small enough to upload here. */
+  record BuiltLayer(CachedLayer layer, byte[] content) {}
+
+  /**
+   * Starts building the application layers of {@code context} into Jib's application-layer
+   * cache, as Jib's {@code BuildAndCacheApplicationLayerStep} does (the same cache, the same
+   * {@code ReproducibleLayerBuilder}), while the build reads the registry: the work (and, in a
+   * new JVM, the loading of the classes it needs) overlaps with those round trips. Nothing is
+   * wasted when the build then needs no push or goes through Jib: Jib finds the layers cached.
+   */
+  static CompletableFuture<List<BuiltLayer>> buildLayers(BuildSettings settings,
+      BuildContext context) {
+    return CompletableFuture.supplyAsync(() -> {
+      try {
+        Cache cache = Cache.withDirectory(settings.applicationLayerCacheDirectory());
+        List<BuiltLayer> built = new ArrayList<>();
+        for (FileEntriesLayer layer : JibBuild.layers(context)) {
+          ImmutableList<FileEntry> entries = ImmutableList.copyOf(layer.getEntries());
+          Optional<CachedLayer> cached = cache.retrieve(entries);
+          CachedLayer done = cached.isPresent() ? cached.get() : cache.writeUncompressedLayer(
+              new ReproducibleLayerBuilder(entries).build(), entries);
+          built.add(new BuiltLayer(done, contentOf(done)));
+        }
+        return built;
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    }, EXECUTOR);
   }
 
   private static byte[] contentOf(CachedLayer layer) throws java.io.IOException {

@@ -136,7 +136,8 @@ public final class ImageBuildRun {
     ImageRef planned = planned(context);
     List<String> secrets = new ArrayList<>();
 
-    Optional<TargetReads> ahead = startTargetReads(planned, insecure, ssl);
+    Optional<TargetReads> ahead = startTargetReads(planned, insecure, ssl,
+        context);
     try {
       return build(context, progress, ssl, insecure, planned, secrets, ahead);
     } finally {
@@ -145,15 +146,17 @@ public final class ImageBuildRun {
   }
 
   /**
-   * Work on the target started before the base is resolved, so that both cost one round trip:
-   * the read of the content tag (is the image there already?) and, when it is free in an edit
-   * loop, the opening of the uploads a changed build will need ({@link DirectPush.OpenUploads}).
+   * Work started before the base is resolved, so that it overlaps with that round trip: the read
+   * of the content tag (is the image there already?), when it is free in an edit loop the
+   * opening of the uploads a changed build will need ({@link DirectPush.OpenUploads}), and the
+   * building of the application layers ({@link DirectPush#buildLayers}).
    */
   private record TargetReads(RegistryClient client,
-      CompletableFuture<Optional<RegistryClient.Manifest>> tag, DirectPush.OpenUploads uploads) {}
+      CompletableFuture<Optional<RegistryClient.Manifest>> tag, DirectPush.OpenUploads uploads,
+      CompletableFuture<List<DirectPush.BuiltLayer>> layers) {}
 
   private Optional<TargetReads> startTargetReads(ImageRef planned, boolean insecure,
-      Supplier<SSLContext> ssl) {
+      Supplier<SSLContext> ssl, BuildContext context) {
     if (!settings.pushes() || !(settings.base() instanceof BaseImage.FromRegistry)) {
       return Optional.empty();
     }
@@ -173,7 +176,7 @@ public final class ImageBuildRun {
           }
         }, DirectPush.EXECUTOR);
     return Optional.of(new TargetReads(client, tag, DirectPush.OpenUploads.afterFreeTag(client,
-        planned, tag)));
+        planned, tag), DirectPush.buildLayers(settings, context)));
   }
 
   private ImageRef build(BuildContext context, ProgressListener progress, Supplier<SSLContext> ssl,
@@ -207,7 +210,8 @@ public final class ImageBuildRun {
         try {
           pushed = DirectPush.push(settings, context, template.get(), base.image().get(),
               planned, fingerprint, target, ahead.isPresent() ? ahead.get().uploads()
-                  : DirectPush.OpenUploads.none(target, planned), progress);
+                  : DirectPush.OpenUploads.none(target, planned), ahead.isPresent()
+                  ? ahead.get().layers() : DirectPush.buildLayers(settings, context), progress);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw FairingException.of("build image", planned.reference(), "interrupted", null, e);
@@ -226,6 +230,8 @@ public final class ImageBuildRun {
       }
     }
 
+    // Jib builds the same layers into the same cache: let the build started ahead finish first
+    ahead.ifPresent(reads -> reads.layers().handle((layers, failure) -> null).join());
     JibProgress jibProgress = new JibProgress(progress, settings.tar().isPresent()
         ? "write " + settings.tar().get().getFileName()
         : settings.dockerDaemon() ? "load into Docker" : "push " + planned.reference(),
