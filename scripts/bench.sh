@@ -6,7 +6,10 @@
 #   scripts/bench.sh local [ROUNDS] [SAMPLES]
 #       One 2-rank DDP epoch on a FashionMNIST subset (default 6000 samples, 5 rounds) through
 #       Clusters.local() and through the same two processes started by a plain shell script,
-#       interleaved, medians and their ratio (target <= 1.05). See LocalBenchmark's javadoc.
+#       interleaved, medians and their ratio (target <= 1.05); a one-line edit to the first
+#       training log line on Clusters.local() with its breakdown (target <= 3 s); a container
+#       start with requirements installed by pip at start against built into the image, from
+#       the local wheelhouse /usr/share/python-wheels. See LocalBenchmark's javadoc.
 #
 #   scripts/bench.sh load [JOBS] [REPLICAS] [LINES]
 #       200 jobs followed concurrently from one TrainingClient against an in-process list+watch
@@ -21,8 +24,10 @@
 #
 #   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
 #       The edit loop of a training script on a large base in a local registry: first build of a
-#       new repository, one-line change, unchanged rebuild; Jib in a warm and in a fresh JVM, and
-#       buildah (vfs, chroot) pushing to the same registry. See BuildBenchmark's javadoc.
+#       new repository (with an empty cache: base bytes downloaded/uploaded from the registry's
+#       access log), one-line change, unchanged rebuild; Jib in a warm JVM, in a fresh JVM and in
+#       a fresh JVM with a CDS archive, and buildah (chroot; overlay driver where the kernel
+#       allows it, and vfs) pushing to the same registry. See BuildBenchmark's javadoc.
 #
 # Environment:
 #   FAIRING4J_BENCH_DIR   work dir, kept between runs so the base is built once
@@ -31,7 +36,7 @@
 #   DEBIAN_MIRROR         mirror for debootstrap (default http://deb.debian.org/debian)
 #   BENCH_JAVA_OPTS       extra JVM options for the benchmark JVM (e.g. to log Jib's step times)
 #
-# Needs root (debootstrap, buildah with vfs storage and chroot isolation), JDK 17 and Maven with
+# Needs root (debootstrap, buildah with overlay/vfs storage and chroot isolation), JDK 17 and Maven with
 # the project's dependencies in ~/.m2, and the Debian packages debootstrap, buildah, skopeo,
 # docker-registry. It installs nothing: a missing tool stops it with the apt-get line to run.
 set -euo pipefail
@@ -227,8 +232,15 @@ bench_build() {
     exit 1
   fi
   mkdir -p "$BENCH_DIR"
-  local classpath
+  local classpath jar
   classpath=$(bench_classpath)
+  # jars only: a class-data sharing archive (the fresh-JVM figures with CDS) cannot cover a
+  # class directory
+  jar=$(ls sdk-examples/target/sdk-examples-*.jar 2>/dev/null | grep -v -e sources -e tests \
+    | head -n 1 || true)
+  if [ -n "$jar" ]; then
+    classpath=${classpath/#sdk-examples\/target\/classes/$jar}
+  fi
   start_registry
   ensure_base
   local manifest
@@ -260,6 +272,10 @@ bench_local() {
   require_tools bwrap:bubblewrap
   if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
     log "Debian's torch is missing; install with: apt-get install --no-install-recommends python3-torch python3-torchvision"
+    exit 1
+  fi
+  if ! ls /usr/share/python-wheels/setuptools-*.whl >/dev/null 2>&1; then
+    log "the local wheelhouse is missing; install with: apt-get install --no-install-recommends python3-pip python3-pip-whl"
     exit 1
   fi
   if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then

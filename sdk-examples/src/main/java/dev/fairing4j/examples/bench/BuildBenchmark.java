@@ -246,39 +246,62 @@ public final class BuildBenchmark {
   // ---- Jib, fresh JVM ------------------------------------------------------------------------
 
   private void jibFresh(int rounds) throws Exception {
+    jibFresh(rounds, "jib.fresh", List.of());
+    // The same with a class-data sharing archive of the SDK's class path, made by one untimed
+    // build (the user step README describes): the JVM maps the classes instead of loading them.
+    if (System.getProperty("java.class.path").split(java.io.File.pathSeparator).length > 0
+        && java.util.Arrays.stream(System.getProperty("java.class.path")
+            .split(java.io.File.pathSeparator)).allMatch(entry -> entry.endsWith(".jar"))) {
+      Path archive = Files.createDirectories(work.resolve("cds")).resolve("fairing4j-" + runId
+          + ".jsa");
+      Path app = Files.createDirectories(work.resolve("apps").resolve("jib-" + runId + "-cds"));
+      Files.writeString(app.resolve("train.py"), TrainingScript.text(runId + "-cds", 0));
+      freshBuild(app.resolve("train.py"), registry + "/bench/jib-" + runId + "-cds",
+          new Samples(), new Samples(), List.of("-XX:ArchiveClassesAtExit=" + archive));
+      jibFresh(rounds, "jib.fresh_cds", List.of("-XX:SharedArchiveFile=" + archive));
+    } else {
+      System.out.println("# note jib.fresh_cds: the class path holds directories, which a CDS"
+          + " archive cannot cover (scripts/bench.sh runs on jars)");
+    }
+  }
+
+  private void jibFresh(int rounds, String prefix, List<String> jvmOptions) throws Exception {
     Samples first = new Samples();
     Samples change = new Samples();
     Samples unchanged = new Samples();
     Samples firstInside = new Samples();
     Samples changeInside = new Samples();
     Samples unchangedInside = new Samples();
+    String kind = prefix.equals("jib.fresh") ? "f" : "c";
     for (int round = 1; round <= rounds; round++) {
-      String name = "f" + round;
+      String name = kind + round;
       Path app = Files.createDirectories(work.resolve("apps").resolve("jib-" + runId + "-" + name));
       Path script = app.resolve("train.py");
       String repository = registry + "/bench/jib-" + runId + "-" + name;
       Files.writeString(script, TrainingScript.text(runId + "-" + name, 0));
-      freshBuild(script, repository, first, firstInside);
+      freshBuild(script, repository, first, firstInside, jvmOptions);
       Files.writeString(script, TrainingScript.text(runId + "-" + name, 1));
-      freshBuild(script, repository, change, changeInside);
-      freshBuild(script, repository, unchanged, unchangedInside);
+      freshBuild(script, repository, change, changeInside, jvmOptions);
+      freshBuild(script, repository, unchanged, unchangedInside, jvmOptions);
     }
-    report("jib.fresh.first_build", first, null, null);
-    print("jib.fresh.first_build_in_jvm_ms", firstInside.medianMillis());
-    report("jib.fresh.one_line_change", change, "<= " + TARGET_FRESH_ONE_LINE_MS,
+    report(prefix + ".first_build", first, null, null);
+    print(prefix + ".first_build_in_jvm_ms", firstInside.medianMillis());
+    report(prefix + ".one_line_change", change, "<= " + TARGET_FRESH_ONE_LINE_MS,
         median -> median <= TARGET_FRESH_ONE_LINE_MS);
-    print("jib.fresh.one_line_change_in_jvm_ms", changeInside.medianMillis());
-    report("jib.fresh.unchanged", unchanged, "0 bytes", median -> unchanged.noBytes());
-    print("jib.fresh.unchanged_in_jvm_ms", unchangedInside.medianMillis());
+    print(prefix + ".one_line_change_in_jvm_ms", changeInside.medianMillis());
+    report(prefix + ".unchanged", unchanged, "0 bytes", median -> unchanged.noBytes());
+    print(prefix + ".unchanged_in_jvm_ms", unchangedInside.medianMillis());
   }
 
   /** Times a child JVM from launch to exit; {@code inside} gets the time it measured itself. */
-  private void freshBuild(Path script, String repository, Samples whole, Samples inside)
-      throws Exception {
-    List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-            .toString(), "-cp", System.getProperty("java.class.path"),
+  private void freshBuild(Path script, String repository, Samples whole, Samples inside,
+      List<String> jvmOptions) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
+        "bin", "java").toString()));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", BuildBenchmark.class.getName(),
-        "one-build", script.toString(), base, repository, jibCache.toString());
+        "one-build", script.toString(), base, repository, jibCache.toString()));
     log.mark();
     long start = System.nanoTime();
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
