@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.testing.RegistryExtension;
@@ -61,6 +62,30 @@ class JibImageBuilderTlsIT {
         + context.contentTag());
     assertThat(inspected.path("Digest").asText()).isEqualTo(image.digest().orElseThrow());
     assertThat(inspected.path("Layers")).hasSize(2);
+  }
+
+  @Test
+  void anEditLoopWithCredentialsPushesDirectlyOverTlsAndIsNotChallengedAgain() throws Exception {
+    JibImageBuilder builder = Builders.jib(REGISTRY.hostPort() + "/base/tls:1")
+        .pushTo(REGISTRY.hostPort() + "/team/loop").credentials(USER, Secret.of(PASSWORD))
+        .trustedCertificates(ca).baseLayerCache(dir.resolve("loop-cache"));
+    Files.writeString(dir.resolve("train.py"), "print('one')\n");
+    builder.build(Preprocessors.python(dir.resolve("train.py")).prepare(), ProgressListener.NONE);
+    Files.writeString(dir.resolve("train.py"), "print('two')\n");
+    builder.build(Preprocessors.python(dir.resolve("train.py")).prepare(), ProgressListener.NONE);
+    Files.writeString(dir.resolve("train.py"), "print('three')\n");
+    BuildContext edit = Preprocessors.python(dir.resolve("train.py")).prepare();
+    List<ProgressEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+    REGISTRY.clearRequests();
+
+    ImageRef image = builder.build(edit, events::add);
+
+    assertThat(events).as("pushed directly").noneMatch(e -> e instanceof ProgressEvent.StepFinished
+        s && s.step().startsWith("jib: "));
+    assertThat(REGISTRY.requests()).as("authorizations are remembered across builds")
+        .noneMatch(r -> r.status() == 401);
+    assertThat(RegistryExtension.skopeoInspect(REGISTRY.hostPort() + "/team/loop:"
+        + edit.contentTag()).path("Digest").asText()).isEqualTo(image.digest().orElseThrow());
   }
 
   @Test

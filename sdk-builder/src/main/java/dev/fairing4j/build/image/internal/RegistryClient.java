@@ -60,7 +60,12 @@ public final class RegistryClient {
   private final Optional<RegistryCredential> credential;
   private final boolean allowHttp;
   private final Supplier<SSLContext> sslContext;
-  private final Map<String, String> authorizations = new ConcurrentHashMap<>();
+  /**
+   * Authorization headers by registry, user, password hash and scope, for the life of the JVM:
+   * an edit loop's builds would otherwise each start with a 401 and a token request per scope.
+   * One that expired earns a 401, and is replaced then.
+   */
+  private static final Map<String, String> AUTHORIZATIONS = new ConcurrentHashMap<>();
 
   /**
    * A client for {@code registry} ({@code host[:port]}, {@code docker.io} for Docker Hub).
@@ -206,6 +211,13 @@ public final class RegistryClient {
         .orElseGet(() -> sha256(manifest));
   }
 
+  /** Whose authorization for {@code scope} this is: never shared across users or passwords. */
+  private String authorizationKey(String scope) {
+    return registry + "\n" + credential.map(c -> c.username() + "\n"
+        + sha256(c.password().reveal().getBytes(StandardCharsets.UTF_8))).orElse("-")
+        + "\n" + scope;
+  }
+
   /** One request: method, path (or an absolute URL the registry gave), scope, body. */
   private record Call(String method, String path, String scope, String accept,
       String contentType, byte[] body) {}
@@ -313,11 +325,12 @@ public final class RegistryClient {
           + request.path(), e);
     }
     String scope = request.scope();
-    Reply response = call(uri, request, authorizations.get(scope));
+    String cacheKey = authorizationKey(scope);
+    Reply response = call(uri, request, AUTHORIZATIONS.get(cacheKey));
     if (response.statusCode() == 401) {
       Optional<String> authorization = authorize(response, scope);
       if (authorization.isPresent()) {
-        authorizations.put(scope, authorization.get());
+        AUTHORIZATIONS.put(cacheKey, authorization.get());
         response = call(uri, request, authorization.get());
       }
       if (response.statusCode() == 401 || response.statusCode() == 403) {
