@@ -37,6 +37,12 @@ final class ImageTemplates {
   /** Changes whenever {@link DirectPush} assembles images differently; part of every key. */
   private static final String VERSION = "direct-1";
   private static final Map<Path, Template> MEMORY = new ConcurrentHashMap<>();
+  /**
+   * The jib-core that wrote the templates: another version may write its JSON differently, and a
+   * template must give exactly what the Jib on the class path would.
+   */
+  private static final String JIB_VERSION = String.valueOf(
+      com.google.cloud.tools.jib.api.Jib.class.getPackage().getImplementationVersion());
 
   private ImageTemplates() {}
 
@@ -58,7 +64,7 @@ final class ImageTemplates {
    */
   static String key(BuildContext context, String baseIdentity, BuildSettings settings) {
     List<String> parts = new ArrayList<>(List.of(VERSION, BuildFingerprint.LAYOUT_VERSION,
-        baseIdentity, settings.user().orElse(""), settings.format().name(),
+        JIB_VERSION, baseIdentity, settings.user().orElse(""), settings.format().name(),
         context.workingDir()));
     parts.add("command");
     parts.addAll(context.command());
