@@ -14,11 +14,8 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import java.io.ByteArrayOutputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -312,14 +309,14 @@ final class DirectPush {
     }
     ((ObjectNode) config.path("config").path("Labels")).put(BuildFingerprint.LABEL, fingerprint);
     byte[] configBytes = Json.MAPPER.writeValueAsBytes(config);
-    String configDigest = sha256(configBytes);
+    String configDigest = RegistryClient.sha256(configBytes);
     ObjectNode configDescriptor = (ObjectNode) manifest.path("config");
     configDescriptor.put("digest", configDigest);
     configDescriptor.put("size", configBytes.length);
     newBlobs.add(new Blob(configDigest, configBytes.length, configBytes));
     byte[] manifestBytes = Json.MAPPER.writeValueAsBytes(manifest);
     return new Assembled(baseLayers, newBlobs, template.mediaType(), manifestBytes,
-        sha256(manifestBytes));
+        RegistryClient.sha256(manifestBytes));
   }
 
   /** An application layer in Jib's cache, with its content when small enough to upload here. */
@@ -455,14 +452,5 @@ final class DirectPush {
 
   private static Duration since(long nanoStart) {
     return Duration.ofNanos(System.nanoTime() - nanoStart);
-  }
-
-  private static String sha256(byte[] content) {
-    try {
-      return "sha256:" + HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(content));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

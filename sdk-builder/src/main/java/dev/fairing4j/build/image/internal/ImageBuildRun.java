@@ -11,11 +11,8 @@ import dev.fairing4j.core.ProgressListener;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -362,7 +359,8 @@ public final class ImageBuildRun {
     }
     if (settings.base() instanceof BaseImage.FromDockerTar tar) {
       byte[] manifest = DockerTars.check("baseImage", tar.tar());
-      return new Base(tar.tar().toString(), "tar:" + sha256(manifest), true, Optional.empty());
+      return new Base(tar.tar().toString(), "tar:" + RegistryClient.sha256(manifest), true,
+          Optional.empty());
     }
     ImageRef image = ((BaseImage.FromRegistry) settings.base()).image();
     Optional<RegistryCredential> credential =
@@ -490,15 +488,6 @@ public final class ImageBuildRun {
         throw runtime;
       }
       throw e;
-    }
-  }
-
-  private static String sha256(byte[] content) {
-    try {
-      return "sha256:" + HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(content));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

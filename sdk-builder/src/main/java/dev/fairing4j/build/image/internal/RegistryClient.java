@@ -486,7 +486,8 @@ public final class RegistryClient {
     }
   }
 
-  private static String sha256(byte[] content) {
+  /** The {@code sha256:<hex>} digest of {@code content}, as registries name blobs. */
+  static String sha256(byte[] content) {
     try {
       return "sha256:" + HexFormat.of().formatHex(
           MessageDigest.getInstance("SHA-256").digest(content));

@@ -172,7 +172,8 @@ public final class TrainJobStatus {
     return instant(at(trainJob, "metadata", "creationTimestamp"));
   }
 
-  private static Object at(Map<String, Object> root, String... path) {
+  /** The value at {@code path} in a JSON tree of maps; null where the path does not lead. */
+  static Object at(Object root, String... path) {
     Object current = root;
     for (String key : path) {
       if (!(current instanceof Map<?, ?> map)) {

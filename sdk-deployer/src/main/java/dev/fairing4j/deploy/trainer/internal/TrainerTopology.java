@@ -41,8 +41,8 @@ public final class TrainerTopology {
 
   /** The nodes of the torch TrainJob {@code trainJob} (a manifest, either Trainer shape). */
   public static List<Node> torchNodes(Map<String, Object> trainJob) {
-    String name = String.valueOf(at(trainJob, "metadata", "name"));
-    Object nodesValue = at(trainJob, "spec", "trainer", "numNodes");
+    String name = String.valueOf(TrainJobStatus.at(trainJob, "metadata", "name"));
+    Object nodesValue = TrainJobStatus.at(trainJob, "spec", "trainer", "numNodes");
     int nodes = nodesValue instanceof Number n ? n.intValue() : 1;
     String procs = processesPerNode(trainJob);
     String master = TrainJobs.podHostname(name, TrainJobs.NODE, 0) + "." + name;
@@ -65,19 +65,19 @@ public final class TrainerTopology {
    * else limits; rounded up, at least 1), else 1.
    */
   static String processesPerNode(Map<String, Object> trainJob) {
-    Object given = at(trainJob, "spec", "trainer", "numProcPerNode");
+    Object given = TrainJobStatus.at(trainJob, "spec", "trainer", "numProcPerNode");
     if (given != null) {
       return String.valueOf(given);
     }
-    Object resources = at(trainJob, "spec", "trainer", "resourcesPerNode");
+    Object resources = TrainJobStatus.at(trainJob, "spec", "trainer", "resourcesPerNode");
     for (String section : List.of("limits", "requests")) {
-      if (at(resources, section) instanceof Map<?, ?> amounts
+      if (TrainJobStatus.at(resources, section) instanceof Map<?, ?> amounts
           && amounts.keySet().stream().anyMatch(k -> String.valueOf(k).contains("gpu"))) {
         return "auto";
       }
     }
     for (String section : List.of("requests", "limits")) {
-      Object cpu = at(resources, section, "cpu");
+      Object cpu = TrainJobStatus.at(resources, section, "cpu");
       if (cpu != null) {
         return String.valueOf(Math.max(1, cpus(String.valueOf(cpu))));
       }
@@ -94,16 +94,5 @@ public final class TrainerTopology {
     } catch (NumberFormatException e) {
       return 1;
     }
-  }
-
-  private static Object at(Object root, String... path) {
-    Object current = root;
-    for (String key : path) {
-      if (!(current instanceof Map<?, ?> map)) {
-        return null;
-      }
-      current = map.get(key);
-    }
-    return current;
   }
 }
