@@ -250,11 +250,7 @@ public final class StreamingLogStream implements LogStream {
             || JsonTree.map(status, "state").containsKey("terminated")
             || (status.isEmpty() && !phase.equals("Pending"));
         if (!started) {
-          // A Worker whose init step still waits when the Master's success ends the job runs
-          // after the end: a scheduled pod is waited for (close() bounds it), one never
-          // scheduled will not run.
-          boolean scheduled = JsonTree.text(current.get(), "spec", "nodeName").isPresent();
-          if (podOver || (jobOver && !scheduled)) {
+          if (podOver || jobOver) {
             return; // never started
           }
           Thread.sleep(timings.poll().toMillis());
