@@ -271,13 +271,24 @@ class ClusterBehaviourIT {
       java.util.Map<String, Long> counts = seen.stream().collect(java.util.stream.Collectors
           .groupingBy(java.util.function.Function.identity(),
               java.util.stream.Collectors.counting()));
-      for (int rank = 0; rank < 3; rank++) {
-        for (int i = 0; i < 40; i++) {
-          assertThat(counts.get("rank " + rank + " line " + i))
-              .as("rank %d line %d delivered once", rank, i).isEqualTo(1L);
+      try {
+        for (int rank = 0; rank < 3; rank++) {
+          for (int i = 0; i < 40; i++) {
+            assertThat(counts.get("rank " + rank + " line " + i))
+                .as("rank %d line %d delivered once", rank, i).isEqualTo(1L);
+          }
         }
+        assertThat(counts).containsEntry("rank 1 done", 1L).containsEntry("rank 2 done", 1L);
+      } catch (AssertionError e) {
+        // What the cluster did, for a failure seen only under CI's load.
+        System.out.println(kit.run(List.of("get", "pytorchjob", "lines", "-n", namespace,
+            "-o", "jsonpath={.status}")).output());
+        System.out.println(kit.run(List.of("get", "pods", "-n", namespace, "-l",
+            "training.kubeflow.org/job-name=lines", "-o", "jsonpath={range .items[*]}"
+                + "{.metadata.name} {.status.phase} {.status.initContainerStatuses}"
+                + " {.status.containerStatuses}{\"\\n\"}{end}")).output());
+        throw e;
       }
-      assertThat(counts).containsEntry("rank 1 done", 1L).containsEntry("rank 2 done", 1L);
     } finally {
       job.delete();
     }

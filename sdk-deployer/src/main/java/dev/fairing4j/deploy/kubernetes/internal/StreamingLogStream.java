@@ -1,5 +1,7 @@
 package dev.fairing4j.deploy.kubernetes.internal;
 
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.deploy.kubernetes.KubernetesApiException;
@@ -40,6 +42,8 @@ public final class StreamingLogStream implements LogStream {
   private static final Logger LOG = LoggerFactory.getLogger(StreamingLogStream.class);
   /** How long an init container may run before its log is shown as the reason for a wait. */
   static final Duration STUCK_INIT = Duration.ofSeconds(10);
+  /** How long after the job's end a scheduled container's first run is still waited for. */
+  static final Duration LATE_START = Duration.ofSeconds(10);
 
   private final KubeRest rest;
   private final JobRef job;
@@ -49,6 +53,7 @@ public final class StreamingLogStream implements LogStream {
   private final CountDownLatch ended = new CountDownLatch(1);
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean jobEnded = new AtomicBoolean();
+  private final AtomicBoolean jobSucceeded = new AtomicBoolean();
   private final AtomicBoolean consumerFailed = new AtomicBoolean();
   private final java.util.concurrent.atomic.AtomicReference<String> jobUid =
       new java.util.concurrent.atomic.AtomicReference<>("");
@@ -130,7 +135,9 @@ public final class StreamingLogStream implements LogStream {
           // The job's state is read before its pods, so pods seen after the end are complete.
           Optional<Map<String, Object>> object = reader.object();
           object.flatMap(o -> JsonTree.string(o, "metadata", "uid")).ifPresent(jobUid::set);
-          over = object.isEmpty() || reader.status(object.get(), List.of()).isTerminal();
+          JobStatus status = object.map(o -> reader.status(o, List.of())).orElse(null);
+          over = status == null || status.isTerminal();
+          jobSucceeded.set(status != null && status.phase() == JobPhase.SUCCEEDED);
           for (JobReader.JobPod pod : reader.jobPods(object.orElse(Map.of()))) {
             if (!selection.matches(pod.info())) {
               continue;
@@ -216,6 +223,7 @@ public final class StreamingLogStream implements LogStream {
     LineDeduper seen = new LineDeduper(selection.since());
     Set<String> previousRead = new HashSet<>();
     String tracked = null;
+    Instant lateSince = null;
     try {
       while (!closed.get()) {
         // Whether this is the last read is decided before reading, so that read sees the end.
@@ -250,7 +258,11 @@ public final class StreamingLogStream implements LogStream {
             || JsonTree.map(status, "state").containsKey("terminated")
             || (status.isEmpty() && !phase.equals("Pending"));
         if (!started) {
-          if (podOver || jobOver) {
+          if (jobOver && lateSince == null) {
+            lateSince = Instant.now();
+          }
+          if (podOver || (jobOver && !(jobSucceeded.get()
+              && mayStillStart(current.get(), status, lateSince)))) {
             return; // never started
           }
           Thread.sleep(timings.poll().toMillis());
@@ -276,6 +288,25 @@ public final class StreamingLogStream implements LogStream {
         LOG.warn("Stopped following the log of {}: {}", name, e.getMessage());
       }
     }
+  }
+
+  /**
+   * Whether a container not yet started when the job ended will still run, so its lines are
+   * waited for. A Master's success ends a PyTorchJob while a Worker's init step may still wait
+   * for the Master's name: that Worker then runs its whole script after the end (seen on the
+   * kit in 2 of 15 runs). Only a first run on a scheduled pod of a job that succeeded counts
+   * (after a failure, a Worker's init step waits for a Master that is gone), for at most
+   * {@link #LATE_START}: a crash-looping container's next run starts after the failure the
+   * job reports and is no part of it, and a pod that cannot pull its image never runs.
+   */
+  private static boolean mayStillStart(Map<String, Object> pod, Map<String, Object> status,
+      Instant lateSince) {
+    String waiting = JsonTree.string(status, "state", "waiting", "reason").orElse("");
+    return JsonTree.text(pod, "spec", "nodeName").isPresent()
+        && JsonTree.integer(status, "restartCount").orElse(0) == 0
+        && JsonTree.map(status, "lastState", "terminated").isEmpty()
+        && !PodDiagnosis.BAD_WAITING.contains(waiting)
+        && Instant.now().isBefore(lateSince.plus(LATE_START));
   }
 
   /**
