@@ -251,7 +251,7 @@ bench_build() {
     | awk '{ sum += $1 } END { print sum + 0 }')
   base_layers=$(( $(echo "$manifest" | grep -o '"size":[0-9]*' | wc -l) - 1 ))
   log "measuring (bounded to ${RUN_LIMIT_S}s)"
-  # BENCH_JAVA_OPTS, e.g. -Dorg.slf4j.simpleLogger.log.dev.fairing4j.build.jib.timing=debug
+  # BENCH_JAVA_OPTS, e.g. -Dorg.slf4j.simpleLogger.log.dev.fairing4j.builder.jib.timing=debug
   # (every Jib step with its time, on stderr)
   # shellcheck disable=SC2086
   timeout --kill-after=10 "$RUN_LIMIT_S" java -cp "$classpath" \

@@ -4,8 +4,8 @@
 // Afterwards `job`, `cluster` and `pipeline` stay defined for exploring: job.status(),
 // job.metrics(), job.logs().tail(5).snapshot(), pipeline.dryRun() ...
 import dev.fairing4j.core.*;
-import dev.fairing4j.build.*;
-import dev.fairing4j.deploy.*;
+import dev.fairing4j.builder.*;
+import dev.fairing4j.deployer.*;
 import dev.fairing4j.examples.*;
 import java.nio.file.*;
 import java.time.Duration;

@@ -4,10 +4,10 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.Preprocessor;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deploy.Cluster;
-import dev.fairing4j.deploy.JobDeployer;
-import dev.fairing4j.deploy.local.LocalCluster;
-import dev.fairing4j.deploy.storage.StorageObject;
+import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.storage.StorageObject;
 import java.util.List;
 import java.util.Optional;
 

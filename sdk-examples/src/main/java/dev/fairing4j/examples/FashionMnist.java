@@ -1,14 +1,14 @@
 package dev.fairing4j.examples;
 
-import dev.fairing4j.build.Preprocessors;
-import dev.fairing4j.build.PythonPreprocessor;
+import dev.fairing4j.builder.Preprocessors;
+import dev.fairing4j.builder.PythonPreprocessor;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.Pipeline;
-import dev.fairing4j.deploy.Cluster;
-import dev.fairing4j.deploy.Deployers;
-import dev.fairing4j.deploy.JobDeployer;
-import dev.fairing4j.deploy.Mutators;
-import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.Mutators;
+import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import java.util.ArrayList;
 import java.util.List;
 

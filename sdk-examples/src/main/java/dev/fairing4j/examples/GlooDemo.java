@@ -1,12 +1,12 @@
 package dev.fairing4j.examples;
 
 import dev.fairing4j.core.Preprocessor;
-import dev.fairing4j.deploy.Cluster;
-import dev.fairing4j.deploy.Deployers;
-import dev.fairing4j.deploy.JobDeployer;
-import dev.fairing4j.deploy.Mutators;
-import dev.fairing4j.deploy.kubeflow.PyTorchJobDeployer;
-import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.Mutators;
+import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deployer.local.LocalCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

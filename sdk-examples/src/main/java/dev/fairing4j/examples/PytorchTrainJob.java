@@ -1,10 +1,10 @@
 package dev.fairing4j.examples;
 
 import dev.fairing4j.core.Preprocessor;
-import dev.fairing4j.deploy.Cluster;
-import dev.fairing4j.deploy.Deployers;
-import dev.fairing4j.deploy.JobDeployer;
-import dev.fairing4j.deploy.trainer.TrainJobDeployer;
+import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 import java.util.Optional;
 
 /**

@@ -1,12 +1,12 @@
 package dev.fairing4j.examples;
 
-import dev.fairing4j.build.Builders;
-import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.Deployers;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
 import java.nio.file.Path;
 
 /**

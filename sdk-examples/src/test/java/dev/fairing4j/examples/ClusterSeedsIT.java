@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fairing4j.build.Builders;
-import dev.fairing4j.build.GitPreprocessor;
-import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.GitPreprocessor;
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
@@ -16,9 +16,9 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.core.testing.Tools;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.Deployers;
-import dev.fairing4j.deploy.Mutators;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.Mutators;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -180,7 +180,7 @@ class ClusterSeedsIT {
           .contains("\"kind\":\"PyTorchJob\"", "\"name\":\"" + ArenaDist.JOB + "\"");
     }
 
-    dev.fairing4j.deploy.TrainingClient.connect(kit.cluster()).inNamespace(namespace)
+    dev.fairing4j.deployer.TrainingClient.connect(kit.cluster()).inNamespace(namespace)
         .delete(ArenaDist.JOB);
 
     // Deleting the job takes everything it owns: pods, Services, TensorBoard.

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.testing.CrdSchemaValidator;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.local.LocalCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -3,8 +3,8 @@ package dev.fairing4j.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.Tools;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.local.LocalCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,14 +1,14 @@
 package dev.fairing4j.examples;
 
-import dev.fairing4j.build.Builders;
-import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.Deployers;
-import dev.fairing4j.deploy.Mutators;
-import dev.fairing4j.deploy.local.PodmanCluster;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.Mutators;
+import dev.fairing4j.deployer.local.PodmanCluster;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.core.testing.Tools;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.local.LocalCluster;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.fairing4j.examples.bench;
 
-import dev.fairing4j.build.Builders;
-import dev.fairing4j.build.JibImageBuilder;
-import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.JibImageBuilder;
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;

@@ -1,13 +1,13 @@
 package dev.fairing4j.examples.bench;
 
-import dev.fairing4j.build.PrebuiltDependencies;
-import dev.fairing4j.build.Preprocessors;
+import dev.fairing4j.builder.PrebuiltDependencies;
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deploy.Clusters;
-import dev.fairing4j.deploy.local.LocalCluster;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.local.LocalCluster;
 import dev.fairing4j.examples.ExampleScripts;
 import dev.fairing4j.examples.FashionMnist;
 import java.io.IOException;

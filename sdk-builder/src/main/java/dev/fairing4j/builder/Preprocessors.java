@@ -1,0 +1,46 @@
+package dev.fairing4j.builder;
+
+import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The front door to preprocessors: where a pipeline's training code comes from.
+ *
+ * <pre>{@code
+ * Preprocessors.python(Path.of("mnist.py")).files(Path.of("model.py"))
+ *     .requirements(Path.of("requirements.txt"))
+ * Preprocessors.notebook(Path.of("mnist.ipynb"))            // code cells -> one script
+ * Preprocessors.fullNotebook(Path.of("mnist.ipynb"))        // run as is (nbclient or papermill)
+ * Preprocessors.git("https://github.com/org/repo.git").tag("v1.0").entry("train.py")
+ * }</pre>
+ *
+ * Each returns an immutable value: fluent calls return new objects.
+ */
+public final class Preprocessors {
+  private Preprocessors() {}
+
+  /** A Python script; the image runs {@code python -u /app/<entry>}. */
+  public static PythonPreprocessor python(Path entry) {
+    return new PythonPreprocessor(Objects.requireNonNull(entry, "entry"), Optional.empty(),
+        PythonOptions.defaults());
+  }
+
+  /** A Jupyter notebook whose code cells become one script. */
+  public static NotebookPreprocessor notebook(Path ipynb) {
+    return new NotebookPreprocessor(Objects.requireNonNull(ipynb, "notebook"), Optional.empty(),
+        false, Optional.empty(), Optional.empty(), new TreeMap<>(), PythonOptions.defaults());
+  }
+
+  /** A Jupyter notebook run as it is, cell by cell, with nbclient (or papermill). */
+  public static NotebookPreprocessor fullNotebook(Path ipynb) {
+    return notebook(ipynb).fullNotebook();
+  }
+
+  /** A git repository; name the script with {@code .entry("train.py")}. */
+  public static GitPreprocessor git(String url) {
+    return GitPreprocessor.of(url);
+  }
+}

@@ -1,0 +1,42 @@
+package dev.fairing4j.builder.image.internal;
+
+import dev.fairing4j.core.BuildContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * A label that says which inputs made an image: the context digest plus everything the builder
+ * adds (the exact base, user, format). The content tag comes from the context alone, so the
+ * fingerprint is what proves an existing tag holds the image this build would make, and lets an
+ * unchanged rebuild stop after two small reads.
+ */
+public final class BuildFingerprint {
+  /** The image label holding the fingerprint. */
+  public static final String LABEL = "dev.fairing4j.builder.fingerprint";
+  /**
+   * Changes whenever the way images are assembled changes, so an image made by an older layout
+   * is rebuilt rather than trusted. Also Jib's tool version, which lands in the image history.
+   */
+  public static final String LAYOUT_VERSION = "1";
+
+  private BuildFingerprint() {}
+
+  /** {@code sha256:<hex>} over the inputs. */
+  public static String of(BuildContext context, String baseIdentity, BuildSettings settings) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      for (String part : List.of(LAYOUT_VERSION, context.digest(), baseIdentity,
+          settings.user().orElse(""), settings.format().name())) {
+        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+        md.update((bytes.length + ";").getBytes(StandardCharsets.US_ASCII));
+        md.update(bytes);
+      }
+      return "sha256:" + HexFormat.of().formatHex(md.digest());
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

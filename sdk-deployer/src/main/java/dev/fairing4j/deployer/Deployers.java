@@ -1,0 +1,56 @@
+package dev.fairing4j.deployer;
+
+import dev.fairing4j.deployer.batch.BatchJobDeployer;
+import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.trainer.TrainJobDeployer;
+
+/**
+ * Where deployers come from: one factory per job kind (Kubeflow's PyTorchJob and TFJob, Kubeflow
+ * Trainer v2's TrainJob, a plain batch Job). Each returns an immutable value whose
+ * fluent calls return new values.
+ *
+ * <pre>{@code
+ * Deployers.pyTorchJob("mnist").workers(2)
+ *     .namespace("kubeflow")
+ *     .mutate(Mutators.resources("2", "4Gi", 1))
+ *     .mutate(Mutators.pvc("training-data", "/mnist_data"))
+ *     .on(Clusters.kubernetes())
+ * }</pre>
+ */
+public final class Deployers {
+  private Deployers() {}
+
+  /**
+   * A Kubeflow PyTorchJob with a Master and no Workers yet.
+   *
+   * @param name a DNS-1035 label; short enough for the operator's pod names
+   */
+  public static PyTorchJobDeployer pyTorchJob(String name) {
+    return PyTorchJobDeployer.named(name);
+  }
+
+  /** A Kubeflow TFJob with one Worker. */
+  public static TfJobDeployer tfJob(String name) {
+    return TfJobDeployer.named(name);
+  }
+
+  /**
+   * A Kubeflow Trainer v2 TrainJob on the ClusterTrainingRuntime {@code torch-distributed} with
+   * one node; {@code numNodes(n)}, {@code runtime(..)} and the rest change that.
+   *
+   * @param name a DNS-1035 label, short enough for the JobSet's pod names
+   *     ({@code <name>-node-0-<rank>-xxxxx}: at most 48 characters for up to 10 nodes)
+   */
+  public static TrainJobDeployer trainJob(String name) {
+    return TrainJobDeployer.named(name);
+  }
+
+  /**
+   * A plain {@code batch/v1} Job with one pod; {@code replicas(n)} makes it a distributed Indexed
+   * Job that needs no operator.
+   */
+  public static BatchJobDeployer job(String name) {
+    return BatchJobDeployer.named(name);
+  }
+}

@@ -1,0 +1,122 @@
+package dev.fairing4j.deployer;
+
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.deployer.internal.JobDirectory;
+import dev.fairing4j.deployer.monitor.JobDetails;
+import dev.fairing4j.deployer.monitor.JobList;
+import dev.fairing4j.deployer.monitor.TopJobs;
+import dev.fairing4j.deployer.monitor.TopNodes;
+import java.util.Objects;
+
+/**
+ * Arena's verbs as a Java API: list, inspect, follow, delete and re-attach to training jobs
+ * (PyTorchJob, TFJob, Kubeflow Trainer v2 TrainJob and the SDK's batch Jobs) of one namespace,
+ * and see where the GPUs go.
+ * An immutable value: {@link #inNamespace} derives a client for another namespace that shares
+ * this one's connection, so notebook cells can keep one per team.
+ *
+ * <pre>{@code
+ * var client = TrainingClient.connect(Clusters.kubernetes()).inNamespace("kubeflow");
+ * client.list();                          // NAME STATUS TRAINER AGE NODE
+ * TrainingJob job = client.attach("mnist"); // after a kernel restart
+ * }</pre>
+ */
+public final class TrainingClient {
+  static {
+    KernelBridge.install();
+  }
+
+  private final JobDirectory directory;
+  private final String namespace;
+
+  private TrainingClient(JobDirectory directory, String namespace) {
+    this.directory = directory;
+    this.namespace = namespace;
+  }
+
+  /**
+   * A client for {@code cluster}, in its default namespace (the kubeconfig context's). Nothing
+   * is read until a verb needs it.
+   *
+   * @throws InvalidInputException for a cluster kind that cannot list its jobs
+   */
+  public static TrainingClient connect(Cluster cluster) {
+    Objects.requireNonNull(cluster, "cluster");
+    if (!(cluster instanceof JobDirectory.Provider provider)) {
+      throw InvalidInputException.of("cluster", cluster.describe() + " cannot list its jobs",
+          "connect to Clusters.kubernetes()");
+    }
+    JobDirectory directory = provider.jobDirectory();
+    return new TrainingClient(directory, null);
+  }
+
+  /** The same client in {@code namespace}, sharing this one's connection. */
+  public TrainingClient inNamespace(String namespace) {
+    Validators.requireText("namespace", namespace);
+    return new TrainingClient(directory, namespace.trim());
+  }
+
+  /** The namespace the verbs act in. */
+  public String namespace() {
+    return namespace != null ? namespace : directory.defaultNamespace();
+  }
+
+  /** The training jobs of the namespace: NAME STATUS TRAINER AGE NODE. */
+  public JobList list() {
+    return directory.list(namespace());
+  }
+
+  /**
+   * A handle on a job started elsewhere (another process, before a notebook kernel restart),
+   * whatever its kind.
+   *
+   * @throws FairingException when no PyTorchJob, TFJob, TrainJob or SDK batch Job has that name
+   */
+  public TrainingJob attach(String name) {
+    Validators.requireText("name", name);
+    return directory.attach(namespace(), name).orElseThrow(() -> notFound(name));
+  }
+
+  /** The job and its instances (pod, status, node). */
+  public JobDetails get(String name) {
+    Validators.requireText("name", name);
+    return directory.get(namespace(), name).orElseThrow(() -> notFound(name));
+  }
+
+  /** The logs of the job's replicas. */
+  public JobLogs logs(String name) {
+    return attach(name).logs();
+  }
+
+  /** Deletes the job and what it owns; returns when they are gone. */
+  public void delete(String name) {
+    attach(name).delete();
+  }
+
+  /** GPUs requested and allocated per job of the namespace. */
+  public TopJobs topJobs() {
+    return directory.topJobs(namespace());
+  }
+
+  /** GPUs total and allocated per node of the cluster. */
+  public TopNodes topNodes() {
+    return directory.topNodes();
+  }
+
+  private FairingException notFound(String name) {
+    return FairingException.of("find training job", namespace() + "/" + name,
+        "no PyTorchJob, TFJob, TrainJob or fairing4j batch Job named '" + name + "' in namespace "
+            + namespace(), "list the jobs with client.list(), or pick the namespace with"
+            + " inNamespace(..)", null);
+  }
+
+  @Override
+  public String toString() {
+    return "TrainingClient(" + directory + ", namespace=" + namespace() + ")";
+  }
+}

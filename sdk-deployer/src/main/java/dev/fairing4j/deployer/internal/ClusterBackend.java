@@ -1,0 +1,57 @@
+package dev.fairing4j.deployer.internal;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+
+/**
+ * What a {@link dev.fairing4j.deployer.Cluster} does behind its public face: submit a rendered job.
+ * Every cluster implementation implements both interfaces; deployers cast to this one, so the
+ * submission machinery stays out of public signatures.
+ */
+public interface ClusterBackend {
+  /**
+   * Creates the job's objects and returns a handle on it. {@code context} is the build context the
+   * job runs (the local cluster runs it directly; Kubernetes ignores it).
+   */
+  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+      ProgressListener progress);
+
+  /**
+   * True for a cluster that runs the build context itself (the local cluster) rather than a
+   * built image: deployers then need no image, and the manifests name a placeholder one.
+   */
+  default boolean runsContextDirectly() {
+    return false;
+  }
+
+  /**
+   * The namespace jobs go to when the deployer names none (for Kubernetes, the chosen or the
+   * kubeconfig context's namespace); empty to use {@code default}. Reads local configuration
+   * only, never the network.
+   */
+  default java.util.Optional<String> jobNamespace() {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Checks the cluster's local configuration (for Kubernetes: the kubeconfig files, whether named
+   * or found through {@code KUBECONFIG} and {@code ~/.kube/config}, and the context) without
+   * sending anything, so that a pipeline fails before it builds and pushes an image it could
+   * never submit. A dry run may go on without any configuration at all. The default has nothing
+   * to check.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming the setting and the fix
+   */
+  default void checkConfiguration() {}
+
+  /**
+   * Checks everything a submission needs locally (for Kubernetes: that a configuration exists at
+   * all, and reads), without sending anything. The default is {@link #checkConfiguration()}.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming the setting and the fix
+   */
+  default void checkTarget() {
+    checkConfiguration();
+  }
+}

@@ -1,0 +1,39 @@
+package dev.fairing4j.deployer.internal;
+
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deployer.monitor.JobDetails;
+import dev.fairing4j.deployer.monitor.JobList;
+import dev.fairing4j.deployer.monitor.TopJobs;
+import dev.fairing4j.deployer.monitor.TopNodes;
+import java.util.Optional;
+
+/**
+ * The jobs a cluster knows, for {@link dev.fairing4j.deployer.TrainingClient}: the SPI each cluster
+ * kind (Kubernetes, local) implements so the client's verbs work the same on all of them. One
+ * directory is shared by every namespace view of a client, so they share one connection.
+ */
+public interface JobDirectory {
+  /** The namespace a client starts in, e.g. the kubeconfig context's. */
+  String defaultNamespace();
+
+  /** The training jobs of {@code namespace}. */
+  JobList list(String namespace);
+
+  /** A handle on the job {@code name}, whatever its kind; empty when there is none. */
+  Optional<TrainingJob> attach(String namespace, String name);
+
+  /** The job and its instances; empty when there is none. */
+  Optional<JobDetails> get(String namespace, String name);
+
+  /** GPUs requested and allocated per job of {@code namespace}. */
+  TopJobs topJobs(String namespace);
+
+  /** GPUs total and allocated per node. */
+  TopNodes topNodes();
+
+  /** A cluster that has a job directory. */
+  interface Provider {
+    /** Its directory; cheap, reads nothing until used. */
+    JobDirectory jobDirectory();
+  }
+}

@@ -1,0 +1,43 @@
+package dev.fairing4j.deployer.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/** Generated name parts: unique-name suffixes and run ids. */
+public final class Names {
+  /** Length of {@code -<suffix>} that {@code uniqueName()} appends. */
+  public static final int UNIQUE_SUFFIX_LENGTH = 6;
+
+  // Kubernetes' own generateName alphabet: no vowels (no accidental words), no look-alikes.
+  private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private Names() {}
+
+  /** {@code name-xxxxx} with a fresh random suffix. */
+  public static String unique(String name) {
+    StringBuilder result = new StringBuilder(name).append('-');
+    for (int i = 0; i < UNIQUE_SUFFIX_LENGTH - 1; i++) {
+      result.append(ALPHABET.charAt(RANDOM.nextInt(ALPHABET.length())));
+    }
+    return result.toString();
+  }
+
+  /**
+   * A 12-hex-digit run id from the namespace, job name and the build context's digest:
+   * deterministic, so a dry run shows the id the run will carry.
+   */
+  public static String runId(String namespace, String jobName, String contextDigest) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      byte[] hash = md.digest((namespace + "/" + jobName + "@" + contextDigest)
+          .getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(hash).substring(0, 12);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

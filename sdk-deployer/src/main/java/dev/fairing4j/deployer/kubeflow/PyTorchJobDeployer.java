@@ -1,0 +1,266 @@
+package dev.fairing4j.deployer.kubeflow;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.Validators;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.JobOptions;
+import dev.fairing4j.deployer.ReplicaType;
+import dev.fairing4j.deployer.RestartPolicy;
+import dev.fairing4j.deployer.internal.JobKind;
+import dev.fairing4j.deployer.internal.JobRendering;
+import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.internal.NamedPort;
+import dev.fairing4j.deployer.internal.ReplicaSlot;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A Kubeflow PyTorchJob: one Master (rank 0, always rendered, so the operator injects
+ * {@code MASTER_ADDR}/{@code RANK}/{@code WORLD_SIZE}) plus {@link #workers(int)} Workers, each
+ * running the image in a container named {@code pytorch} with port {@code pytorchjob-port}
+ * 23456. Every default the operator would apply only in memory (replicas, restartPolicy, port,
+ * cleanPodPolicy, nprocPerNode) is written out, so the stored object says what runs.
+ *
+ * <p>An immutable value: obtain one from {@code Deployers.pyTorchJob(name)}.
+ */
+public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
+  /** The container name the operator requires. */
+  public static final String CONTAINER = "pytorch";
+  /** The port name the operator looks up. */
+  public static final String PORT_NAME = "pytorchjob-port";
+  /** The operator's default master port. */
+  public static final int PORT = 23456;
+
+  private static final Pattern NPROC = Pattern.compile("auto|cpu|gpu|[1-9][0-9]*");
+  private static final Set<ReplicaType> TYPES = EnumSet.of(ReplicaType.MASTER,
+      ReplicaType.WORKER);
+
+  private final int workers;
+  private final String nprocPerNode;
+  private final Optional<Elastic> elastic;
+  private final KubeflowPolicy policy;
+
+  private record Elastic(int minReplicas, int maxReplicas) {}
+
+  private PyTorchJobDeployer(JobOptions options, int workers, String nprocPerNode,
+      Optional<Elastic> elastic, KubeflowPolicy policy) {
+    super(options);
+    this.workers = workers;
+    this.nprocPerNode = nprocPerNode;
+    this.elastic = elastic;
+    this.policy = policy;
+  }
+
+  /**
+   * A PyTorchJob called {@code name} with a Master only, restartPolicy OnFailure, nprocPerNode
+   * {@code auto}, in namespace {@code default}.
+   *
+   * @throws InvalidInputException when the name is not a DNS-1035 label
+   */
+  public static PyTorchJobDeployer named(String name) {
+    return new PyTorchJobDeployer(JobOptions.named(name), 0, "auto", Optional.empty(),
+        KubeflowPolicy.defaults(RestartPolicy.ON_FAILURE));
+  }
+
+  /** How many Workers run beside the Master (at least 0). */
+  public PyTorchJobDeployer workers(int count) {
+    Validators.atLeast("workers", count, 0);
+    return new PyTorchJobDeployer(options(), count, nprocPerNode, elastic, policy);
+  }
+
+  /** The restart policy of every replica (default OnFailure). */
+  public PyTorchJobDeployer restartPolicy(RestartPolicy restartPolicy) {
+    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+        policy.withRestart(restartPolicy));
+  }
+
+  /** The restart policy of one replica type, e.g. Never for the Master. */
+  public PyTorchJobDeployer restartPolicy(ReplicaType type, RestartPolicy restartPolicy) {
+    checkType("restartPolicy(" + type + ", ..)", type);
+    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+        policy.withRestart(type, restartPolicy));
+  }
+
+  /**
+   * Processes per pod for {@code torchrun}: {@code auto}, {@code cpu}, {@code gpu} or a number,
+   * as a string (the CRD's type).
+   */
+  public PyTorchJobDeployer nprocPerNode(String value) {
+    Validators.requireText("nprocPerNode", value);
+    if (!NPROC.matcher(value).matches()) {
+      throw InvalidInputException.of("nprocPerNode", "'" + value + "' is not a process count",
+          "use \"auto\", \"cpu\", \"gpu\" or a positive whole number such as \"2\"");
+    }
+    return new PyTorchJobDeployer(options(), workers, value, elastic, policy);
+  }
+
+  /**
+   * Makes the job elastic: torchrun rendezvous (c10d) accepts between {@code minReplicas} and
+   * {@code maxReplicas} nodes.
+   */
+  public PyTorchJobDeployer elastic(int minReplicas, int maxReplicas) {
+    Validators.atLeast("elastic minReplicas", minReplicas, 1);
+    if (maxReplicas < minReplicas) {
+      throw InvalidInputException.of("elastic maxReplicas", maxReplicas
+          + " is below minReplicas " + minReplicas, "use maxReplicas >= minReplicas");
+    }
+    return new PyTorchJobDeployer(options(), workers, nprocPerNode,
+        Optional.of(new Elastic(minReplicas, maxReplicas)), policy);
+  }
+
+  /** Which pods the operator deletes at the end (default None: logs stay readable). */
+  public PyTorchJobDeployer cleanPodPolicy(CleanPodPolicy cleanPodPolicy) {
+    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+        policy.withCleanPodPolicy(Objects.requireNonNull(cleanPodPolicy, "cleanPodPolicy")));
+  }
+
+  /** Gang-scheduling hints (queue, PriorityClass, minAvailable). */
+  public PyTorchJobDeployer schedulingPolicy(SchedulingPolicy schedulingPolicy) {
+    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+        policy.withScheduling(schedulingPolicy));
+  }
+
+  /** The number of Workers. */
+  public int workers() {
+    return workers;
+  }
+
+  @Override
+  public void validate(BuildContext context) {
+    JobRendering.validate(options(), kind(), context);
+  }
+
+  @Override
+  public String render(BuildContext context, Optional<ImageRef> image) {
+    return JobRendering.yaml(options(), kind(), context, image);
+  }
+
+  @Override
+  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
+      ProgressListener progress) {
+    return JobRendering.deploy(options(), kind(), context, image, progress);
+  }
+
+  @Override
+  protected PyTorchJobDeployer withOptions(JobOptions newOptions) {
+    return new PyTorchJobDeployer(newOptions, workers, nprocPerNode, elastic, policy);
+  }
+
+  @Override
+  protected Set<ReplicaType> replicaTypes() {
+    return TYPES;
+  }
+
+  @Override
+  protected String kindName() {
+    return "PyTorchJob";
+  }
+
+  private void checkType(String field, ReplicaType type) {
+    if (!TYPES.contains(Objects.requireNonNull(type, "replica type"))) {
+      throw InvalidInputException.of(field, "a PyTorchJob has no " + type + " replicas",
+          "use Master or Worker");
+    }
+  }
+
+  private JobKind kind() {
+    List<ReplicaSlot> slots = new ArrayList<>();
+    slots.add(new ReplicaSlot(Optional.of(ReplicaType.MASTER), 1,
+        policy.restartPolicy(ReplicaType.MASTER)));
+    if (workers > 0) {
+      slots.add(new ReplicaSlot(Optional.of(ReplicaType.WORKER), workers,
+          policy.restartPolicy(ReplicaType.WORKER)));
+    }
+    return new Kind(List.copyOf(slots));
+  }
+
+  private final class Kind implements JobKind {
+    private final List<ReplicaSlot> slots;
+
+    Kind(List<ReplicaSlot> slots) {
+      this.slots = slots;
+    }
+
+    @Override
+    public String apiVersion() {
+      return "kubeflow.org/v1";
+    }
+
+    @Override
+    public String kind() {
+      return "PyTorchJob";
+    }
+
+    @Override
+    public String containerName() {
+      return CONTAINER;
+    }
+
+    @Override
+    public Optional<NamedPort> port() {
+      return Optional.of(new NamedPort(PORT_NAME, PORT));
+    }
+
+    @Override
+    public List<ReplicaSlot> slots() {
+      return slots;
+    }
+
+    @Override
+    public int reservedNameSuffix() {
+      return slots.stream().mapToInt(ReplicaSlot::podSuffixLength).max().orElse(0);
+    }
+
+    @Override
+    public void validate(JobOptions options) {
+      Validators.atLeast("workers", workers, 0);
+      policy.checkRestartTargets("PyTorchJob " + options.name(), slots);
+    }
+
+    @Override
+    public Map<String, Object> spec(String jobName, JobOptions options,
+        List<Map<String, Object>> templates) {
+      Map<String, Object> spec = Json.map();
+      spec.put("runPolicy", policy.runPolicy(options));
+      elastic.ifPresent(e -> {
+        Map<String, Object> map = Json.map();
+        map.put("minReplicas", e.minReplicas());
+        map.put("maxReplicas", e.maxReplicas());
+        map.put("rdzvBackend", "c10d");
+        spec.put("elasticPolicy", map);
+      });
+      spec.put("nprocPerNode", nprocPerNode);
+      spec.put("pytorchReplicaSpecs", KubeflowPolicy.replicaSpecs(slots, templates));
+      return spec;
+    }
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof PyTorchJobDeployer that && options().equals(that.options())
+        && workers == that.workers && nprocPerNode.equals(that.nprocPerNode)
+        && elastic.equals(that.elastic) && policy.equals(that.policy);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(options(), workers, nprocPerNode, elastic, policy);
+  }
+
+  @Override
+  public String toString() {
+    return "PyTorchJob[" + describeOptions() + ", master=1, workers=" + workers
+        + elastic.map(e -> ", elastic=" + e.minReplicas() + ".." + e.maxReplicas()).orElse("")
+        + "]";
+  }
+}

@@ -1,0 +1,282 @@
+package dev.fairing4j.deployer.kubernetes;
+
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.JobMetrics;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.MetricParser;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.ProgressTap;
+import dev.fairing4j.deployer.OnTimeout;
+import dev.fairing4j.deployer.internal.OwnedObjects;
+import dev.fairing4j.deployer.kubernetes.internal.Deletion;
+import dev.fairing4j.deployer.kubernetes.internal.JobCompletion;
+import dev.fairing4j.deployer.kubernetes.internal.JobKinds;
+import dev.fairing4j.deployer.kubernetes.internal.JobReader;
+import dev.fairing4j.deployer.kubernetes.internal.JobRef;
+import dev.fairing4j.deployer.kubernetes.internal.JobWatchHub;
+import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.kubernetes.internal.KubeRest;
+import dev.fairing4j.deployer.kubernetes.internal.KubernetesJobLogs;
+import dev.fairing4j.deployer.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.Timings;
+import dev.fairing4j.deployer.trainer.internal.TrainJobStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A handle on a PyTorchJob, TFJob (or other Kubeflow kind), Kubeflow Trainer v2 TrainJob or batch
+ * Job on a Kubernetes cluster.
+ * Every call reads the cluster afresh; the handle holds no open connection, so it can sit in a
+ * notebook variable for hours.
+ *
+ * <p>{@link #waitForCompletion} follows a watch on the job, resuming after dropped connections
+ * and relisting after 410 Gone; it polls only where the API server refuses watches. Handles
+ * from one cluster value (or one {@link dev.fairing4j.deployer.TrainingClient}) share that watch:
+ * one list+watch per namespace and kind, however many jobs are being waited for.
+ * {@link #logs()} follows live log streams.
+ */
+public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
+  private static final Logger LOG = LoggerFactory.getLogger(KubernetesTrainingJob.class);
+
+  private final Supplier<KubeRest> rest;
+  // Null for a handle that follows its job with a watch of its own.
+  private final Supplier<JobWatchHub> watches;
+  private final JobRef job;
+  private final Timings timings;
+  private final ProgressListener progress;
+  // The job as its create returned it (a submitted handle): a wait starts from it instead of
+  // reading the job again.
+  private final Optional<Map<String, Object>> created;
+
+  KubernetesTrainingJob(Supplier<KubeRest> rest, JobRef job, Timings timings,
+      ProgressListener progress) {
+    this(rest, null, job, timings, progress);
+  }
+
+  /** A handle whose waits share the watches of {@code watches} with the other handles. */
+  KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
+      Timings timings, ProgressListener progress) {
+    this(rest, watches, job, timings, progress, Optional.empty());
+  }
+
+  /** A handle on a job just created, as {@code created}. */
+  KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
+      Timings timings, ProgressListener progress, Optional<Map<String, Object>> created) {
+    this.rest = Objects.requireNonNull(rest, "rest");
+    this.watches = watches;
+    this.job = Objects.requireNonNull(job, "job");
+    this.timings = Objects.requireNonNull(timings, "timings");
+    this.progress = Objects.requireNonNull(progress, "progress");
+    this.created = Objects.requireNonNull(created, "created");
+  }
+
+  @Override
+  public String name() {
+    return job.name();
+  }
+
+  @Override
+  public String namespace() {
+    return job.namespace();
+  }
+
+  @Override
+  public String kind() {
+    return job.kind();
+  }
+
+  /**
+   * Reads the job's conditions (the phase by the operator's precedence rule), replica counts,
+   * times and pods, each pod with its replica, phase, node and why it is not running
+   * (Unschedulable with the scheduler's message, ErrImagePull / ImagePullBackOff with the image,
+   * CrashLoopBackOff with the last lines of the crashed container), and the newest Warning events
+   * on the job and its pods as {@link JobStatus#warnings()}. Events and logs are read best effort
+   * and never fail the status.
+   *
+   * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
+   *     job no longer exists
+   */
+  /**
+   * The metrics every replica logged (see {@link TrainingJob#metrics(MetricParser)}); for a
+   * TrainJob whose trainer reports {@code status.trainerStatus} (Trainer v2.3 with the
+   * TrainJobStatus gate), also that report, as the source {@code trainer}: its progress in
+   * percent of the whole job and its metrics.
+   */
+  @Override
+  public JobMetrics metrics(MetricParser parser) {
+    JobMetrics fromLogs = TrainingJob.super.metrics(parser);
+    if (!JobKinds.isTrainJob(job.kind())) {
+      return fromLogs;
+    }
+    return new JobReader(rest.get(), job).object().flatMap(TrainJobStatus::trainerReport)
+        .map(r -> fromLogs.plus("trainer", r.values(), r.time())).orElse(fromLogs);
+  }
+
+  @Override
+  public JobStatus status() {
+    return new JobReader(rest.get(), job).status();
+  }
+
+  /**
+   * Follows the job until it succeeds, fails or {@code timeout} passes, and leaves it running on
+   * timeout; see {@link #waitForCompletion(Duration, OnTimeout)}.
+   */
+  @Override
+  public JobStatus waitForCompletion(Duration timeout) {
+    return waitForCompletion(timeout, OnTimeout.KEEP);
+  }
+
+  /**
+   * Follows the job until it succeeds, fails or {@code timeout} passes, reporting phase changes
+   * to the pipeline's progress listener. The wait is driven by a watch on the job: a dropped
+   * connection is resumed from the last resourceVersion and a 410 Gone by listing the job again,
+   * so a terminal condition is never missed. Handles of one cluster value share one such watch
+   * per namespace and kind (jobs labelled {@code app.kubernetes.io/managed-by=fairing4j}); a job
+   * created by another tool, without that label, gets a watch of its own. Only when the API
+   * server refuses to watch (e.g. no {@code watch} permission) does it fall back to polling
+   * every two seconds.
+   *
+   * <p>The deadline is enforced here rather than left to the operator's
+   * {@code activeDeadlineSeconds}, which can fire late: on timeout the job is left running,
+   * deleted or suspended as {@code onTimeout} says, then the exception is thrown.
+   *
+   * @throws dev.fairing4j.core.JobFailedException with the failed replica, its exit code, the
+   *     operator's message, the replica's last log lines and the Warning events
+   * @throws JobTimeoutException when {@code timeout} passes first; its message says what was done
+   *     with the job
+   */
+  public JobStatus waitForCompletion(Duration timeout, OnTimeout onTimeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(onTimeout, "onTimeout");
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    // Reads inside the wait ride out a hiccuping server until the wait's deadline, not beyond.
+    JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
+        progress);
+    Optional<JobStatus> done = watches == null ? completion.await(deadline)
+        : completion.await(deadline, watches.get(), created);
+    if (done.isPresent()) {
+      return done.get();
+    }
+    JobStatus last = explained(completion.lastStatus());
+    String action = switch (onTimeout) {
+      case KEEP -> null;
+      case DELETE -> {
+        delete();
+        yield "deleted it";
+      }
+      case SUSPEND -> {
+        suspend();
+        yield "suspended it (resume by setting " + suspendField() + " to false)";
+      }
+    };
+    throw new JobTimeoutException(last, timeout, action);
+  }
+
+  // The wait reads no events and no crashed container's log; the timeout's message needs them.
+  private JobStatus explained(JobStatus watched) {
+    try {
+      return status();
+    } catch (FairingException unreadable) {
+      return watched;
+    }
+  }
+
+  /**
+   * Suspends the job: the operator (the Job controller, the Trainer) deletes its pods and keeps
+   * the object, so it can be resumed later. Kubeflow v1 kinds through
+   * {@code spec.runPolicy.suspend}, batch Jobs and TrainJobs through {@code spec.suspend}.
+   */
+  public void suspend() {
+    rest.get().mergePatch(job.resource(), job.ns(), job.name(),
+        JobKinds.suspendPatch(job.kind(), true));
+    LOG.info("Suspended {}", job);
+  }
+
+  /**
+   * Resumes a suspended job: its controller creates the pods again (for a TrainJob the
+   * {@code activeDeadlineSeconds} clock starts again).
+   */
+  public void resume() {
+    rest.get().mergePatch(job.resource(), job.ns(), job.name(),
+        JobKinds.suspendPatch(job.kind(), false));
+    LOG.info("Resumed {}", job);
+  }
+
+  private String suspendField() {
+    return JobKinds.suspendField(job.kind());
+  }
+
+  /** The logs of every replica's training container; see {@link JobLogs}. */
+  @Override
+  public JobLogs logs() {
+    // Followed, the lines also report training progress to the pipeline's listener.
+    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings), job.name(), progress);
+  }
+
+  /**
+   * Deletes the job with Foreground propagation, so its pods, Services and owned objects go first,
+   * and returns once the job object is gone (at most two minutes, then a
+   * {@link FairingException} names what holds it). Deleting a job that is already gone does
+   * nothing.
+   */
+  @Override
+  public void delete() {
+    boolean deleted = Deletion.deleteAndWait(rest.get(), job.resource(), job.ns(), job.name(),
+        Deletion.FOREGROUND, timings);
+    LOG.info(deleted ? "Deleted {}" : "{} was already gone", job);
+  }
+
+  /**
+   * Creates {@code objects} owned by this job (ownerReference with its uid, blockOwnerDeletion),
+   * so a Foreground {@link #delete()} removes them first; an object that exists is kept.
+   */
+  @Override
+  public List<Map<String, Object>> createOwned(List<Map<String, Object>> objects) {
+    KubeRest client = rest.get();
+    Map<String, Object> owner = new JobReader(client, job).requireObject();
+    Map<String, Object> reference = new LinkedHashMap<>();
+    reference.put("apiVersion", JsonTree.string(owner, "apiVersion")
+        .orElse(job.resource().apiVersion()));
+    reference.put("kind", job.kind());
+    reference.put("name", job.name());
+    reference.put("uid", JsonTree.string(owner, "metadata", "uid").orElse(""));
+    reference.put("blockOwnerDeletion", true);
+    List<Map<String, Object>> stored = new ArrayList<>();
+    for (Map<String, Object> object : objects) {
+      Map<String, Object> copy = new LinkedHashMap<>(object);
+      Map<String, Object> metadata = new LinkedHashMap<>(JsonTree.map(object, "metadata"));
+      metadata.put("namespace", job.namespace());
+      metadata.put("ownerReferences", List.of(reference));
+      copy.put("metadata", metadata);
+      ResourceRef resource = ResourceRef.of(String.valueOf(copy.get("apiVersion")),
+          String.valueOf(copy.get("kind")));
+      String name = String.valueOf(metadata.get("name"));
+      try {
+        stored.add(client.create(resource, job.ns(), copy));
+        LOG.info("Created {} {} owned by {}", resource.kind(), name, job);
+      } catch (KubernetesApiException e) {
+        if (e.problem() != KubernetesApiException.Problem.ALREADY_EXISTS) {
+          throw e;
+        }
+        stored.add(client.find(resource, job.ns(), name).orElseThrow(() -> e));
+      }
+    }
+    return stored;
+  }
+
+  @Override
+  public String toString() {
+    return job.kind() + " " + job.namespace() + "/" + job.name();
+  }
+}

@@ -1,0 +1,361 @@
+package dev.fairing4j.deployer.kubernetes.internal;
+
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One list+watch per (namespace, kind) shared by every job being waited for through one cluster
+ * connection, so 200 concurrent {@code waitForCompletion} calls cost one watch, not 200.
+ *
+ * <p>While at least one waiter is subscribed, a daemon thread lists the kind's jobs labelled
+ * {@code app.kubernetes.io/managed-by=fairing4j}, then watches from the list's resourceVersion
+ * with bookmarks; a stream that ends or breaks is resumed from the last version seen, and a 410
+ * Gone (response or ERROR event) leads to a fresh list. Every object seen (in a list or an event)
+ * is handed to the waiters of that job; after each list, waiters whose job was absent are told
+ * so, since it may have been deleted while no watch was open. The last state of every job seen
+ * is kept while the watch runs, so a waiter that subscribes later is told at once what the watch
+ * already saw (or, for a job it has not seen, to read the job). When the last waiter leaves, the
+ * open watch is cancelled and the thread ends; the next subscriber starts a fresh one.
+ *
+ * <p>A watch the server refuses (400, 403, 405, 501) is reported to the waiters, which fall back
+ * to following their job on their own. A restarting or busy server (429 or 503 on the watch or
+ * the list, or nobody listening) is asked again after a pause while the waiters keep waiting;
+ * any other API error is handed to them to throw.
+ */
+public final class JobWatchHub {
+  private static final Logger LOG = LoggerFactory.getLogger(JobWatchHub.class);
+  /** The label every job the SDK creates carries; the shared watch sees only those. */
+  public static final String MANAGED_BY_SELECTOR = "app.kubernetes.io/managed-by=fairing4j";
+  private static final Duration SERVER_TIMEOUT = Duration.ofMinutes(5);
+  private static final Duration CALL_SLACK = Duration.ofSeconds(30);
+
+  private final KubeRest rest;
+  private final Timings timings;
+  private final Map<Key, SharedWatch> watches = new HashMap<>();
+
+  private record Key(ResourceRef resource, String namespace) {}
+
+  /** What a waiter learns about its job. */
+  public sealed interface Signal {
+    /** The job object as listed or watched. */
+    record Seen(Map<String, Object> object) implements Signal {}
+
+    /** The job was deleted, or absent from a fresh list. */
+    record Gone() implements Signal {}
+
+    /** The API server refuses to watch: follow the job some other way. */
+    record Refused(int code) implements Signal {}
+
+    /** The API server answered with an error the waiter should throw. */
+    record Failed(RuntimeException error) implements Signal {}
+  }
+
+  /** A hub for the connection {@code rest}; starts nothing until someone subscribes. */
+  public JobWatchHub(KubeRest rest, Timings timings) {
+    this.rest = Objects.requireNonNull(rest, "rest");
+    this.timings = Objects.requireNonNull(timings, "timings");
+  }
+
+  /**
+   * Registers interest in {@code job}: from now on every state of it the shared watch sees is
+   * queued on the subscription. The watch itself runs once some subscription is
+   * {@link Subscription#start() started}, so a caller can register, read the job, and only then
+   * decide whether the shared watch can see it. Close the subscription when done.
+   */
+  public Subscription subscribe(JobRef job) {
+    Objects.requireNonNull(job, "job");
+    SharedWatch watch;
+    synchronized (watches) {
+      watch = watches.computeIfAbsent(new Key(job.resource(), job.namespace()),
+          k -> new SharedWatch(k));
+    }
+    Subscription subscription = new Subscription(watch, job.name());
+    watch.add(subscription);
+    return subscription;
+  }
+
+  /** A waiter's registration: the signals about its job, in the order they were seen. */
+  public static final class Subscription implements AutoCloseable {
+    private final SharedWatch watch;
+    private final String name;
+    private final BlockingQueue<Signal> signals = new LinkedBlockingQueue<>();
+
+    private Subscription(SharedWatch watch, String name) {
+      this.watch = watch;
+      this.name = name;
+    }
+
+    /**
+     * The next signal, waiting at most {@code nanos}; empty when none came in time.
+     *
+     * @throws InterruptedException when the waiting thread is interrupted
+     */
+    public Optional<Signal> next(long nanos) throws InterruptedException {
+      return Optional.ofNullable(signals.poll(Math.max(0, nanos), TimeUnit.NANOSECONDS));
+    }
+
+    void offer(Signal signal) {
+      signals.add(signal);
+    }
+
+    /**
+     * Makes sure the shared watch runs. Signals for this job are queued from the subscription
+     * on; a watch started now begins with a list, so nothing between the two is missed.
+     */
+    public void start() {
+      watch.start();
+    }
+
+    /** Stops receiving signals; the shared watch ends with its last subscription. */
+    @Override
+    public void close() {
+      watch.remove(this);
+    }
+  }
+
+  /** The list+watch of one (namespace, kind) and its subscribers. */
+  private final class SharedWatch {
+    private final Key key;
+    private final Map<String, Set<Subscription>> waiters = new HashMap<>();
+    // The last state of every job this watch saw, so a waiter that subscribes while the watch
+    // runs learns what happened before it came (an informer's cache, for this one use).
+    private final Map<String, Map<String, Object>> lastSeen = new HashMap<>();
+    // Whether lastSeen holds every job of the last list (and what the watch saw since).
+    private boolean listed;
+    private Thread thread;
+    private WatchStream open;
+
+    SharedWatch(Key key) {
+      this.key = key;
+    }
+
+    synchronized void add(Subscription subscription) {
+      waiters.computeIfAbsent(subscription.name, n -> new HashSet<>()).add(subscription);
+      Map<String, Object> known = lastSeen.get(subscription.name);
+      if (known != null) {
+        subscription.offer(new Signal.Seen(known));
+      } else if (listed) {
+        // Not seen by a running watch: deleted before this subscription, or created so recently
+        // that its event is still on the way. The waiter reads the job to tell which.
+        subscription.offer(new Signal.Gone());
+      }
+    }
+
+    synchronized void start() {
+      if (thread == null && !waiters.isEmpty()) {
+        thread = new Thread(this::run, "fairing4j-watch-" + key.resource().plural() + "-"
+            + key.namespace());
+        thread.setDaemon(true); // never keeps a JVM, a JShell or a notebook kernel alive
+        thread.start();
+      }
+    }
+
+    synchronized void remove(Subscription subscription) {
+      Set<Subscription> set = waiters.get(subscription.name);
+      if (set != null && set.remove(subscription) && set.isEmpty()) {
+        waiters.remove(subscription.name);
+      }
+      if (waiters.isEmpty() && open != null) {
+        open.close(); // nobody listens: end the watch now rather than at its server timeout
+      }
+    }
+
+    /** Whether to go on; when not, the thread is forgotten so the next subscriber starts one. */
+    private synchronized boolean wanted() {
+      if (waiters.isEmpty()) {
+        thread = null;
+        lastSeen.clear(); // the next watch starts with a list
+        listed = false;
+        return false;
+      }
+      return true;
+    }
+
+    private synchronized boolean opened(WatchStream stream) {
+      if (waiters.isEmpty()) {
+        stream.close();
+        return false;
+      }
+      open = stream;
+      return true;
+    }
+
+    private synchronized void closed() {
+      open = null;
+    }
+
+    private void run() {
+      String version = null;
+      while (wanted()) {
+        boolean progressed = false;
+        try {
+          if (version == null) {
+            version = relist();
+            progressed = true;
+          }
+          WatchStream stream = rest.watchLabelled(key.resource(), Optional.of(key.namespace()),
+              MANAGED_BY_SELECTOR, version, SERVER_TIMEOUT, SERVER_TIMEOUT.plus(CALL_SLACK));
+          if (!opened(stream)) {
+            continue;
+          }
+          try (stream) {
+            if (stream.code() == 410) {
+              version = null;
+              continue;
+            }
+            if (refused(stream.code())) {
+              LOG.debug("Watching {} in {} refused with {}", key.resource().plural(),
+                  key.namespace(), stream.code());
+              broadcast(new Signal.Refused(stream.code()));
+              pause();
+              continue;
+            }
+            if (TemporaryAnswers.temporary(stream.code())) {
+              // A restarting server: the waiters keep waiting, the watch asks again.
+              LOG.debug("Watching {} in {} answered {}; trying again", key.resource().plural(),
+                  key.namespace(), stream.code());
+              pause();
+              continue;
+            }
+            if (stream.code() < 200 || stream.code() >= 300) {
+              broadcast(new Signal.Failed(rest.error(Operation.onCollection("watch",
+                  key.resource(), Optional.of(key.namespace())), stream.error())));
+              pause();
+              continue;
+            }
+            Optional<Map<String, Object>> event;
+            while ((event = stream.next()).isPresent()) {
+              Optional<String> next = handle(event.get());
+              if (next.isEmpty()) {
+                version = null; // 410 or another ERROR event: only a fresh list is safe
+                break;
+              }
+              progressed = true;
+              version = next.get().isEmpty() ? version : next.get();
+            }
+          } finally {
+            closed();
+          }
+        } catch (IOException e) {
+          // A dropped connection, the call's bound or our own cancel: resume from the last
+          // version seen (or stop, when nobody waits any more).
+          LOG.debug("Watch of {} in {} ended: {}", key.resource().plural(), key.namespace(),
+              e.toString());
+        } catch (KubernetesApiException e) {
+          if (TemporaryAnswers.temporary(e)) {
+            // A restarting server: list again after the pause below; the waiters keep waiting.
+            LOG.debug("Listing {} in {} failed for now: {}", key.resource().plural(),
+                key.namespace(), e.getMessage());
+          } else {
+            // The list failed: each waiter would have failed on its own list the same way.
+            broadcast(new Signal.Failed(e));
+          }
+          version = null;
+        } catch (RuntimeException e) {
+          LOG.warn("Watch of {} in {} failed: {}", key.resource().plural(), key.namespace(),
+              e.toString());
+          broadcast(new Signal.Failed(e));
+          version = null;
+        }
+        if (!progressed) {
+          pause(); // a stream that ends at once (a flapping proxy) must not become a busy loop
+        }
+      }
+    }
+
+    /** Lists the labelled jobs, hands each to its waiters, tells the others; the list version. */
+    private String relist() {
+      KubeRest.Listing listing = rest.listing(key.resource(), Optional.of(key.namespace()),
+          Optional.of(MANAGED_BY_SELECTOR), Optional.empty());
+      Set<String> present = new HashSet<>();
+      synchronized (this) {
+        lastSeen.clear();
+        listed = false;
+      }
+      for (Map<String, Object> object : listing.items()) {
+        String name = JsonTree.string(object, "metadata", "name").orElse("");
+        present.add(name);
+        dispatch(name, new Signal.Seen(object));
+      }
+      List<String> absent;
+      synchronized (this) {
+        absent = waiters.keySet().stream().filter(n -> !present.contains(n)).toList();
+        // From here a new subscriber learns from lastSeen; before, from this list's dispatch.
+        listed = true;
+      }
+      absent.forEach(name -> dispatch(name, new Signal.Gone()));
+      return listing.resourceVersion();
+    }
+
+    /** Handles one event; the version to resume from ("" for none), empty to list again. */
+    private Optional<String> handle(Map<String, Object> event) {
+      String type = JsonTree.string(event, "type").orElse("");
+      Map<String, Object> object = JsonTree.map(event, "object");
+      String version = JsonTree.string(object, "metadata", "resourceVersion").orElse("");
+      String name = JsonTree.string(object, "metadata", "name").orElse("");
+      switch (type) {
+        case "ADDED", "MODIFIED" -> dispatch(name, new Signal.Seen(object));
+        case "DELETED" -> dispatch(name, new Signal.Gone());
+        case "BOOKMARK" -> { }
+        case "ERROR" -> {
+          LOG.debug("Watch of {} in {} sent an error ({}); listing again",
+              key.resource().plural(), key.namespace(),
+              JsonTree.integer(object, "code").orElse(0));
+          return Optional.empty();
+        }
+        default -> LOG.debug("Ignoring watch event {}", type);
+      }
+      return Optional.of(version);
+    }
+
+    private void dispatch(String name, Signal signal) {
+      Set<Subscription> targets;
+      synchronized (this) {
+        if (signal instanceof Signal.Seen seen) {
+          lastSeen.put(name, seen.object());
+        } else if (signal instanceof Signal.Gone) {
+          lastSeen.remove(name);
+        }
+        Set<Subscription> set = waiters.get(name);
+        if (set == null) {
+          return;
+        }
+        targets = Set.copyOf(set);
+      }
+      targets.forEach(s -> s.offer(signal));
+    }
+
+    private void broadcast(Signal signal) {
+      List<Subscription> targets;
+      synchronized (this) {
+        targets = waiters.values().stream().flatMap(Set::stream).toList();
+      }
+      targets.forEach(s -> s.offer(signal));
+    }
+
+    private void pause() {
+      try {
+        Thread.sleep(Math.max(1, timings.poll().toMillis()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static boolean refused(int code) {
+    return code == 400 || code == 403 || code == 405 || code == 501;
+  }
+}

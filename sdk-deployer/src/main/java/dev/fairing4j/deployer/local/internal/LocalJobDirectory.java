@@ -1,0 +1,118 @@
+package dev.fairing4j.deployer.local.internal;
+
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deployer.internal.JobDirectory;
+import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.monitor.JobDetails;
+import dev.fairing4j.deployer.monitor.JobGpus;
+import dev.fairing4j.deployer.monitor.JobList;
+import dev.fairing4j.deployer.monitor.JobSummary;
+import dev.fairing4j.deployer.monitor.NodeGpus;
+import dev.fairing4j.deployer.monitor.TopJobs;
+import dev.fairing4j.deployer.monitor.TopNodes;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The local cluster's jobs for {@link dev.fairing4j.deployer.TrainingClient}: read from the state
+ * directory, so a client in another JVM (a restarted notebook kernel) sees the same jobs. This
+ * machine is the only node; its GPUs are the ones the local cluster schedules against.
+ */
+public final class LocalJobDirectory implements JobDirectory {
+  private final LocalCluster cluster;
+
+  /** The jobs recorded by {@code cluster}'s state directory. */
+  public LocalJobDirectory(LocalCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  @Override
+  public String defaultNamespace() {
+    return "default";
+  }
+
+  @Override
+  public JobList list(String namespace) {
+    List<JobSummary> jobs = new ArrayList<>();
+    for (TrainingJob job : cluster.list(namespace)) {
+      jobs.add(summary(job.status(), namespace));
+    }
+    return new JobList(jobs, Instant.now());
+  }
+
+  @Override
+  public Optional<TrainingJob> attach(String namespace, String name) {
+    return cluster.attach(namespace, name);
+  }
+
+  @Override
+  public Optional<JobDetails> get(String namespace, String name) {
+    return cluster.attach(namespace, name).map(job -> {
+      JobStatus status = job.status();
+      return new JobDetails(summary(status, namespace), status, Instant.now());
+    });
+  }
+
+  @Override
+  public TopJobs topJobs(String namespace) {
+    List<JobGpus> jobs = new ArrayList<>();
+    StateStore store = new StateStore(cluster.stateDir());
+    for (TrainingJob job : cluster.list(namespace)) {
+      JobStatus status = job.status();
+      Optional<JobPlan> plan = store.read(store.jobDir(namespace, job.name()))
+          .map(record -> ManifestReader.read(new RenderedJob(record.kind(), record.name(),
+              record.namespace(), record.manifest())));
+      int requested = plan.map(LocalJobDirectory::requestedGpus).orElse(0);
+      int allocated = plan.map(p -> allocatedGpus(p, status)).orElse(0);
+      jobs.add(new JobGpus(job.name(), status.phase(), job.kind(), requested, allocated));
+    }
+    return new TopJobs(namespace, jobs);
+  }
+
+  @Override
+  public TopNodes topNodes() {
+    int allocated = 0;
+    for (TrainingJob job : cluster.listAll()) {
+      allocated += topJobs(job.namespace()).jobs().stream()
+          .filter(j -> j.name().equals(job.name()))
+          .mapToInt(JobGpus::allocated).sum();
+    }
+    return new TopNodes(List.of(new NodeGpus(HostFacts.hostName(), GpuProbe.count(), allocated)));
+  }
+
+  private static JobSummary summary(JobStatus status, String namespace) {
+    Optional<String> node = status.pods().stream()
+        .filter(pod -> !pod.phase().equals("Pending"))
+        .findFirst()
+        .flatMap(PodInfo::node);
+    return new JobSummary(status.name(), namespace, status.phase(), status.kind(),
+        status.startTime(), node);
+  }
+
+  private static int requestedGpus(JobPlan plan) {
+    return plan.groups().stream()
+        .mapToInt(group -> (int) (group.replicas() * group.pod().container().gpus()))
+        .sum();
+  }
+
+  // A replica holds its GPUs while it runs; on this machine that is the only allocation there is.
+  private static int allocatedGpus(JobPlan plan, JobStatus status) {
+    if (status.phase() == JobPhase.SUCCEEDED || status.phase() == JobPhase.FAILED) {
+      return 0;
+    }
+    int allocated = 0;
+    for (PodInfo pod : status.pods()) {
+      if (pod.phase().equals("Running")) {
+        allocated += plan.group(pod.replicaType())
+            .map(group -> (int) group.pod().container().gpus()).orElse(0);
+      }
+    }
+    return allocated;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.fairing4j.deployer.local.internal;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The local cluster's configuration, as one immutable value.
+ *
+ * @param stateDir where jobs are recorded, staged and logged
+ * @param volumesDir where each claim's directory is created, one per claim name
+ * @param claims claim names mapped to chosen directories, overriding {@code volumesDir}
+ * @param python the interpreter for python/torchrun commands; empty to choose automatically
+ * @param ignoreGpuRequests run replicas that request GPUs this machine lacks
+ * @param sandbox run replicas in bubblewrap
+ * @param killOnTimeout stop the job when waitForCompletion times out or is interrupted
+ * @param tiedToJvm supervise jobs in this JVM, so they end with it, instead of in a process of
+ *     their own that outlives it
+ */
+public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> claims,
+    Optional<Path> python, boolean ignoreGpuRequests, boolean sandbox, boolean killOnTimeout,
+    boolean tiedToJvm) {
+
+  /** Checks the parts and copies the map. */
+  public LocalSettings {
+    Objects.requireNonNull(stateDir, "stateDir");
+    Objects.requireNonNull(volumesDir, "volumesDir");
+    claims = Map.copyOf(claims);
+    Objects.requireNonNull(python, "python");
+  }
+
+  /** The host directory of claim {@code claimName}. */
+  public Path claimDir(String claimName) {
+    return claims.getOrDefault(claimName, volumesDir.resolve(claimName));
+  }
+
+  /** The defaults: XDG state and data directories, sandboxed, interpreter chosen per job. */
+  public static LocalSettings defaults() {
+    Path home = Path.of(System.getProperty("user.home"));
+    Path state = xdg("XDG_STATE_HOME", home.resolve(".local/state")).resolve("fairing4j");
+    Path data = xdg("XDG_DATA_HOME", home.resolve(".local/share")).resolve("fairing4j");
+    return new LocalSettings(state, data.resolve("volumes"), Map.of(), Optional.empty(), false,
+        true, false, false);
+  }
+
+  /** With another state directory. */
+  public LocalSettings withStateDir(Path dir) {
+    return new LocalSettings(dir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
+        killOnTimeout, tiedToJvm);
+  }
+
+  /** With another directory for claims without a mapping. */
+  public LocalSettings withVolumesDir(Path dir) {
+    return new LocalSettings(stateDir, dir, claims, python, ignoreGpuRequests, sandbox,
+        killOnTimeout, tiedToJvm);
+  }
+
+  /** With other claim mappings. */
+  public LocalSettings withClaims(Map<String, Path> newClaims) {
+    return new LocalSettings(stateDir, volumesDir, newClaims, python, ignoreGpuRequests, sandbox,
+        killOnTimeout, tiedToJvm);
+  }
+
+  /** With another interpreter choice. */
+  public LocalSettings withPython(Optional<Path> interpreter) {
+    return new LocalSettings(stateDir, volumesDir, claims, interpreter, ignoreGpuRequests,
+        sandbox, killOnTimeout, tiedToJvm);
+  }
+
+  /** With GPU requests ignored or not. */
+  public LocalSettings withIgnoreGpuRequests(boolean ignore) {
+    return new LocalSettings(stateDir, volumesDir, claims, python, ignore, sandbox,
+        killOnTimeout, tiedToJvm);
+  }
+
+  /** With or without the sandbox. */
+  public LocalSettings withSandbox(boolean isolate) {
+    return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, isolate,
+        killOnTimeout, tiedToJvm);
+  }
+
+  /** With kill-on-timeout on or off. */
+  public LocalSettings withKillOnTimeout(boolean kill) {
+    return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
+        kill, tiedToJvm);
+  }
+
+  /** Tied to this JVM or not. */
+  public LocalSettings withTiedToJvm(boolean tied) {
+    return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
+        killOnTimeout, tied);
+  }
+
+  private static Path xdg(String variable, Path fallback) {
+    String value = System.getenv(variable);
+    return value == null || value.isBlank() || !value.startsWith("/") ? fallback : Path.of(value);
+  }
+}

@@ -1,0 +1,226 @@
+package dev.fairing4j.deployer.local.internal;
+
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.deployer.internal.LastLines;
+import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.ProgressTap;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A handle on a local job. It holds nothing but the job's identity: each call asks the live
+ * supervisor when this JVM runs the job, and reads the state directory otherwise, so a handle made
+ * by another {@code LocalCluster} or another JVM sees the same job.
+ */
+public final class LocalTrainingJob implements TrainingJob {
+  private static final int LAST_LINES = 20;
+
+  private final StateStore store;
+  private final Path jobDir;
+  private final String kind;
+  private final String name;
+  private final String namespace;
+  private final boolean killOnTimeout;
+  private final ProgressListener progress;
+
+  /** A handle on the job in {@code jobDir}, as attached: followed logs report nowhere. */
+  public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
+      String namespace, boolean killOnTimeout) {
+    this(store, jobDir, kind, name, namespace, killOnTimeout, ProgressListener.NONE);
+  }
+
+  /**
+   * A handle on the job in {@code jobDir} whose followed logs report training progress to
+   * {@code progress}, the submitting pipeline's listener.
+   */
+  public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
+      String namespace, boolean killOnTimeout, ProgressListener progress) {
+    this.store = store;
+    this.jobDir = jobDir;
+    this.kind = kind;
+    this.name = name;
+    this.namespace = namespace;
+    this.killOnTimeout = killOnTimeout;
+    this.progress = progress;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String namespace() {
+    return namespace;
+  }
+
+  @Override
+  public String kind() {
+    return kind;
+  }
+
+  @Override
+  public JobStatus status() {
+    return StatusMapper.toStatus(record(), supervised(record()));
+  }
+
+  @Override
+  public JobStatus waitForCompletion(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    Instant deadline = Instant.now().plus(timeout);
+    while (true) {
+      JobRecord record = record();
+      boolean supervised = supervised(record);
+      JobStatus status = StatusMapper.toStatus(record, supervised);
+      // Terminal, and the stops the end ordered are done: a caller that goes on finds none of
+      // them still running. Replicas a clean-pod policy of None leaves running may go on, as
+      // their pods do on a cluster.
+      boolean stopping = record.replicas().stream()
+          .anyMatch(r -> StatusMapper.TERMINATING.equals(r.reason()));
+      boolean over = status.isTerminal() && (record.settled() || !supervised || !stopping);
+      if (over) {
+        DetachedControl.awaitSupervisorExit(record);
+        // The pipeline's listener hears of the end before the wait returns.
+        PhaseRelay.catchUp(jobDir);
+      }
+      if (over && status.phase() == JobPhase.SUCCEEDED) {
+        return status;
+      }
+      if (over) {
+        throw failure(status, record);
+      }
+      Duration left = Duration.between(Instant.now(), deadline);
+      if (left.isNegative() || left.isZero()) {
+        if (killOnTimeout) {
+          stopAfter("waitForCompletion timed out after " + timeout);
+          throw new JobTimeoutException(status(), timeout, "its processes were stopped");
+        }
+        throw new JobTimeoutException(status, timeout, "it keeps running; delete() stops it");
+      }
+      try {
+        Duration step = left.compareTo(Duration.ofMillis(200)) < 0 ? left : Duration.ofMillis(200);
+        Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+        if (live.isPresent()) {
+          live.get().awaitChange(step);
+        } else {
+          Thread.sleep(Math.max(1, step.toMillis() / 2));
+        }
+      } catch (InterruptedException e) {
+        if (killOnTimeout) {
+          stopAfter("waitForCompletion was interrupted");
+        }
+        Thread.currentThread().interrupt();
+        throw FairingException.of("wait for job", kind + " " + name, "interrupted",
+            killOnTimeout ? "its processes were stopped; run it again"
+                : "it keeps running; job.delete() stops it", e);
+      }
+    }
+  }
+
+  @Override
+  public JobLogs logs() {
+    return ProgressTap.wrap(new LocalJobLogs(this::current, this::finished, jobDir), name,
+        progress);
+  }
+
+  @Override
+  public void delete() {
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    if (live.isPresent()) {
+      live.get().delete();
+    } else {
+      DetachedControl.delete(store, jobDir);
+    }
+  }
+
+  /**
+   * The pids of the job's processes and their descendants right now, its supervisor process
+   * included when it has one; for tests that check nothing is left behind.
+   */
+  public List<Long> processTree() {
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    if (live.isPresent()) {
+      return live.get().processTree();
+    }
+    return store.readMarked(jobDir).map(DetachedControl::processTree).orElse(List.of());
+  }
+
+  private void stopAfter(String why) {
+    String message = kind + " " + name + " was stopped: " + why;
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    if (live.isPresent()) {
+      live.get().stop(message);
+    } else {
+      DetachedControl.stop(store, jobDir, message);
+    }
+  }
+
+  private Optional<JobRecord> current() {
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    return live.isPresent() ? live.get().record() : store.read(jobDir);
+  }
+
+  private JobRecord record() {
+    return current().orElseThrow(() -> FairingException.of("read job status",
+        kind + " " + namespace + "/" + name, "the local job no longer exists (it was deleted)",
+        "submit it again", null));
+  }
+
+  private boolean finished() {
+    Optional<JobRecord> record = current();
+    return record.isEmpty() || record.get().settled() || !supervised(record.get());
+  }
+
+  private boolean supervised(JobRecord record) {
+    if (LiveJobs.get(jobDir).isPresent()) {
+      return true;
+    }
+    if (record.supervisorPid() == ProcessHandle.current().pid()) {
+      // Recorded by this JVM, which no longer supervises it: its supervisor is gone.
+      return false;
+    }
+    return ProcessGroups.isAlive(record.supervisorPid(),
+        StatusMapper.instant(record.supervisorStartedAt()));
+  }
+
+  private JobFailedException failure(JobStatus status, JobRecord record) {
+    Optional<JobRecord.Replica> failed = record.replicas().stream()
+        .filter(r -> r.phase().equals("Failed") && !"Stopped".equals(r.reason()))
+        .findFirst()
+        .or(() -> record.replicas().stream().filter(r -> r.exitCode() != null
+            && r.exitCode() != 0).findFirst());
+    String message = status.decidingCondition().map(c -> c.message()).orElse("");
+    List<String> lastLines = failed.map(r -> new LocalJobLogs(this::current, () -> true, jobDir)
+        .lastLines(r.shortName(), LastLines.READ)).map(LastLines::of)
+        // no replica failed: a supervisor process that died says why in its own output
+        .orElseGet(() -> record.detached() ? supervisorOutput() : List.of());
+    List<String> warnings = StatusMapper.warnings(record, Integer.MAX_VALUE);
+    return new JobFailedException(status, failed.map(JobRecord.Replica::shortName),
+        failed.map(JobRecord.Replica::exitCode), message, lastLines, warnings);
+  }
+
+  private List<String> supervisorOutput() {
+    try {
+      List<String> lines = java.nio.file.Files.readAllLines(
+          jobDir.resolve(StateStore.SUPERVISOR_LOG));
+      return lines.subList(Math.max(0, lines.size() - LAST_LINES), lines.size());
+    } catch (java.io.IOException e) {
+      return List.of();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return kind + " " + namespace + "/" + name + " (local)";
+  }
+}

@@ -1,0 +1,58 @@
+package dev.fairing4j.deployer.local.internal;
+
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.Validators;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The jobs a state directory records, whichever JVM started them: what the local and the podman
+ * cluster list and attach to. Reads the directory on every call, so a job started or deleted
+ * elsewhere shows at once.
+ */
+public final class RecordedJobs {
+  private final Path stateDir;
+  private final boolean killOnTimeout;
+
+  /** The jobs under {@code stateDir}; their handles kill on timeout when asked to. */
+  public RecordedJobs(Path stateDir, boolean killOnTimeout) {
+    this.stateDir = stateDir;
+    this.killOnTimeout = killOnTimeout;
+  }
+
+  /** The jobs of {@code namespace}, by name. */
+  public List<TrainingJob> list(String namespace) {
+    Validators.dns1123Label("namespace", namespace);
+    StateStore store = new StateStore(stateDir);
+    List<TrainingJob> jobs = new ArrayList<>();
+    for (Path dir : store.jobDirs(namespace)) {
+      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record)));
+    }
+    return jobs;
+  }
+
+  /** The jobs of every namespace. */
+  public List<TrainingJob> listAll() {
+    List<TrainingJob> jobs = new ArrayList<>();
+    for (String namespace : new StateStore(stateDir).namespaces()) {
+      jobs.addAll(list(namespace));
+    }
+    return jobs;
+  }
+
+  /** A handle on job {@code name} of {@code namespace}, if it exists. */
+  public Optional<TrainingJob> attach(String namespace, String name) {
+    Validators.dns1123Label("namespace", namespace);
+    Validators.dns1035Label("job name", name);
+    StateStore store = new StateStore(stateDir);
+    Path dir = store.jobDir(namespace, name);
+    return store.read(dir).map(record -> handle(store, dir, record));
+  }
+
+  private TrainingJob handle(StateStore store, Path dir, JobRecord record) {
+    return new LocalTrainingJob(store, dir, record.kind(), record.name(), record.namespace(),
+        killOnTimeout);
+  }
+}

@@ -1,0 +1,89 @@
+package dev.fairing4j.deployer.local.internal;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.Layer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Lays a build context out on disk the way the image would hold it: files under the working
+ * directory go into the run directory at their relative paths (the run directory is then bound at
+ * the working directory), files elsewhere go to their own staged copies, bound one by one at their
+ * container paths.
+ */
+public final class Stager {
+  private Stager() {}
+
+  /**
+   * A context staged on disk.
+   *
+   * @param runDir the directory standing in for the working directory
+   * @param workingDir the container working directory it stands in for
+   * @param outside files outside the working directory: staged copy and container path
+   * @param requirements the staged {@code requirements.txt} of the requirements layer, if any
+   */
+  public record Staged(Path runDir, String workingDir, List<Placed> outside,
+      Optional<Path> requirements) {
+    /** Copies the list. */
+    public Staged {
+      outside = List.copyOf(outside);
+    }
+  }
+
+  /**
+   * One staged file bound at a container path.
+   *
+   * @param host the staged copy
+   * @param containerPath where the container sees it
+   */
+  public record Placed(Path host, String containerPath) {}
+
+  /** Writes every file of {@code context} under {@code runDir} or {@code filesDir}. */
+  public static Staged stage(BuildContext context, Path runDir, Path filesDir) {
+    String workingDir = context.workingDir();
+    String prefix = workingDir.endsWith("/") ? workingDir : workingDir + "/";
+    List<Placed> outside = new ArrayList<>();
+    Path requirements = null;
+    try {
+      Files.createDirectories(runDir);
+      for (Map.Entry<String, ContextFile> entry : context.files().entrySet()) {
+        String path = entry.getKey();
+        Path target;
+        if (path.startsWith(prefix)) {
+          target = runDir.resolve(path.substring(prefix.length()));
+        } else {
+          target = filesDir.resolve(path.substring(1));
+          outside.add(new Placed(target, path));
+        }
+        write(entry.getValue(), target);
+        if (entry.getValue().layer() == Layer.REQUIREMENTS
+            && target.getFileName().toString().equals("requirements.txt")) {
+          requirements = target;
+        }
+      }
+    } catch (IOException e) {
+      throw FairingException.of("stage build context", runDir.toString(), e.toString(),
+          "check free disk space and permissions of the local cluster's state directory", e);
+    }
+    return new Staged(runDir, workingDir, outside, Optional.ofNullable(requirements));
+  }
+
+  private static void write(ContextFile file, Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    try (InputStream in = file.open()) {
+      Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+    }
+    Files.setPosixFilePermissions(target,
+        PosixFilePermissions.fromString(file.isExecutable() ? "rwxr-xr-x" : "rw-r--r--"));
+  }
+}

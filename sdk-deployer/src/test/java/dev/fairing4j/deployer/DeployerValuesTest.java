@@ -1,0 +1,158 @@
+package dev.fairing4j.deployer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Deployers as values: immutable, comparable, printable, and consistent between render and deploy. */
+class DeployerValuesTest {
+  @Test
+  void everyCallReturnsANewDeployerAndLeavesTheOldOneAlone() {
+    PyTorchJobDeployer base = Deployers.pyTorchJob("mnist");
+
+    PyTorchJobDeployer changed = base.workers(2).namespace("kubeflow").env("A", "1")
+        .mutate(Mutators.gpus(1)).uniqueName();
+
+    assertThat(base).isEqualTo(Deployers.pyTorchJob("mnist"));
+    assertThat(base.workers()).isZero();
+    assertThat(base.options().mutators()).isEmpty();
+    assertThat(base.options().env()).isEmpty();
+    assertThat(changed.workers()).isEqualTo(2);
+    assertThat(changed.options().namespace()).contains("kubeflow");
+    assertThat(changed).isNotEqualTo(base);
+  }
+
+  @Test
+  void rerunningACellDoesNotPileUpState() {
+    PyTorchJobDeployer base = Deployers.pyTorchJob("mnist");
+    PodMutator gpus = Mutators.gpus(1);
+
+    PyTorchJobDeployer first = base.mutate(gpus).args("--epochs=1");
+    PyTorchJobDeployer second = base.mutate(gpus).args("--epochs=1");
+
+    assertThat(second).isEqualTo(first);
+    assertThat(second.options().mutators()).hasSize(1);
+    assertThat(first.args("--epochs=2").options().args()).containsExactly("--epochs=2");
+  }
+
+  @Test
+  void toStringIsShort() {
+    var cluster = new Fixtures.CapturingCluster();
+
+    assertThat(Deployers.pyTorchJob("mnist").workers(2).namespace("kubeflow")
+        .mutate(Mutators.gpus(1)).on(cluster))
+        .hasToString("PyTorchJob[mnist, ns=kubeflow, mutators=1, on=capturing, master=1,"
+            + " workers=2]");
+    assertThat(Deployers.tfJob("tf").chief(1).ps(1).workers(2))
+        .hasToString("TFJob[tf, chief=1, ps=1, worker=2]");
+    assertThat(Deployers.job("ddp").replicas(4).uniqueName())
+        .hasToString("Job[ddp-*, replicas=4 (indexed)]");
+    assertThat(Deployers.pyTorchJob("e").elastic(1, 3)).hasToString(
+        "PyTorchJob[e, master=1, workers=0, elastic=1..3]");
+  }
+
+  @Test
+  void aClusterThatRunsContextsDirectlyNeedsNoImage() {
+    var local = new Fixtures.CapturingCluster(true);
+    PyTorchJobDeployer deployer = Deployers.pyTorchJob("mnist").workers(1).on(local);
+
+    String yaml = deployer.render(Fixtures.context(), Optional.empty());
+    deployer.deploy(Fixtures.context(), Optional.empty(), ProgressListener.NONE);
+
+    assertThat(Deployers.pyTorchJob("mnist").needsImage()).isTrue();
+    assertThat(Deployers.pyTorchJob("mnist").on(new Fixtures.CapturingCluster()).needsImage())
+        .isTrue();
+    assertThat(deployer.needsImage()).isFalse();
+    CrdSchemaValidator.load().assertAllValid(yaml);
+    assertThat(Manifests.trainingContainers(Fixtures.trainingObject(yaml)))
+        .allSatisfy(container -> assertThat(container.get("image"))
+            .isEqualTo("fairing4j.local/context:" + Fixtures.context().contentTag()));
+    assertThat(local.submitted).singleElement().satisfies(job ->
+        assertThat(job.objects()).isEqualTo(Fixtures.parse(yaml)));
+  }
+
+  @Test
+  void replaceExistingReachesTheCluster() {
+    var cluster = new Fixtures.CapturingCluster();
+
+    Deployers.job("mnist").replaceExisting().on(cluster).deploy(Fixtures.context(),
+        Optional.of(Fixtures.image()), ProgressListener.NONE);
+
+    assertThat(cluster.options).singleElement().satisfies(options ->
+        assertThat(options.replaceExisting()).isTrue());
+  }
+
+  @Test
+  void uniqueNameDrawsAFreshSuffixForEverySubmission() {
+    var cluster = new Fixtures.CapturingCluster();
+    var deployer = Deployers.job("ddp").replicas(2).uniqueName().on(cluster);
+
+    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+
+    String first = cluster.submitted.get(0).name();
+    String second = cluster.submitted.get(1).name();
+    assertThat(first).matches("ddp-[a-z0-9]{5}").isNotEqualTo(second);
+    assertThat(second).matches("ddp-[a-z0-9]{5}");
+    // Every name inside follows the suffixed name: Service, subdomain, MASTER_ADDR.
+    List<Map<String, Object>> objects = cluster.submitted.get(0).objects();
+    assertThat(Fixtures.<Object>at(objects.get(0), "metadata", "name")).isEqualTo(first);
+    Map<String, Object> job = objects.get(1);
+    assertThat(Fixtures.<Object>at(job, "spec", "template", "spec", "subdomain"))
+        .isEqualTo(first);
+    assertThat(Manifests.env(Manifests.trainingContainers(job).get(0), "MASTER_ADDR"))
+        .containsEntry("value", first + "-0." + first);
+  }
+
+  @Test
+  void theRunIdFollowsTheCodeAndTheJobButNotTheImage() {
+    BuildContext other = Fixtures.context().withFile("/app/extra.py",
+        ContextFile.ofText("x = 1\n"));
+    var deployer = Deployers.pyTorchJob("mnist");
+
+    String id = runId(deployer.render(Fixtures.context(), Optional.of(Fixtures.image())));
+
+    assertThat(runId(deployer.render(Fixtures.context(), Optional.of(Fixtures.image()))))
+        .isEqualTo(id);
+    assertThat(runId(deployer.render(Fixtures.context(),
+        Optional.of(Fixtures.image().withDigest("sha256:" + "0".repeat(64))))))
+        .isEqualTo(id);
+    assertThat(runId(deployer.render(other, Optional.of(Fixtures.image())))).isNotEqualTo(id);
+    assertThat(runId(Deployers.pyTorchJob("mnist2").render(Fixtures.context(),
+        Optional.of(Fixtures.image())))).isNotEqualTo(id);
+  }
+
+  @Test
+  void aDryRunDiffersFromTheRunOnlyInTheImage() {
+    var cluster = new Fixtures.CapturingCluster();
+    var deployer = Deployers.tfJob("tf").chief(1).workers(2).mutate(Mutators.gpus(1))
+        .on(cluster);
+    var planned = Fixtures.image().withTag(Fixtures.context().contentTag());
+    var planTagOnly = new dev.fairing4j.core.ImageRef(planned.registry(), planned.repository(),
+        planned.tag(), Optional.empty());
+
+    String dryRun = deployer.render(Fixtures.context(), Optional.of(planTagOnly));
+    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+
+    String submitted = dev.fairing4j.deployer.internal.Yaml.write(cluster.submitted.get(0)
+        .objects());
+    assertThat(dryRun).contains("image: registry.example.com/team/mnist:"
+        + Fixtures.context().contentTag());
+    assertThat(submitted).contains("image: registry.example.com/team/mnist@" + Fixtures.DIGEST);
+    assertThat(submitted.replace(Fixtures.image().reference(), "IMAGE"))
+        .isEqualTo(dryRun.replace(planTagOnly.reference(), "IMAGE"));
+  }
+
+  private static String runId(String yaml) {
+    return Fixtures.at(Fixtures.trainingObject(yaml), "metadata", "labels",
+        "fairing4j.dev/run-id");
+  }
+}

@@ -1,0 +1,85 @@
+package dev.fairing4j.deployer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.kubeflow.SuccessPolicy;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** PyTorchJob and TFJob specifics: replica maps, policies, elastic training. */
+class KubeflowKindsTest {
+  private static final CrdSchemaValidator VALIDATOR = CrdSchemaValidator.load();
+
+  @Test
+  void aPyTorchJobAlwaysHasExactlyOneMasterBeforeItsWorkers() {
+    Map<String, Object> object = render(Deployers.pyTorchJob("mnist").workers(2));
+
+    Map<String, Map<String, Object>> replicas = Fixtures.at(object, "spec",
+        "pytorchReplicaSpecs");
+    assertThat(replicas.keySet()).containsExactly("Master", "Worker");
+    assertThat(replicas.get("Master")).containsEntry("replicas", 1)
+        .containsEntry("restartPolicy", "OnFailure");
+    assertThat(replicas.get("Worker")).containsEntry("replicas", 2);
+    assertThat(Fixtures.<Map<String, Object>>at(render(Deployers.pyTorchJob("solo")), "spec",
+        "pytorchReplicaSpecs")).containsOnlyKeys("Master");
+  }
+
+  @Test
+  void restartPoliciesCanDifferPerReplicaType() {
+    Map<String, Object> object = render(Deployers.pyTorchJob("mnist").workers(1)
+        .restartPolicy(RestartPolicy.EXIT_CODE)
+        .restartPolicy(ReplicaType.MASTER, RestartPolicy.NEVER));
+
+    assertThat(Fixtures.<Object>at(object, "spec", "pytorchReplicaSpecs", "Master",
+        "restartPolicy")).isEqualTo("Never");
+    assertThat(Fixtures.<Object>at(object, "spec", "pytorchReplicaSpecs", "Worker",
+        "restartPolicy")).isEqualTo("ExitCode");
+  }
+
+  @Test
+  void elasticTrainingWritesItsPolicyAndKeepsNprocPerNodeAString() {
+    Map<String, Object> object = render(Deployers.pyTorchJob("mnist").workers(2).elastic(2, 5)
+        .nprocPerNode("gpu"));
+
+    assertThat(Fixtures.<Map<String, Object>>at(object, "spec", "elasticPolicy")).isEqualTo(
+        Map.of("minReplicas", 2, "maxReplicas", 5, "rdzvBackend", "c10d"));
+    assertThat(Fixtures.<Object>at(object, "spec", "nprocPerNode")).isEqualTo("gpu");
+  }
+
+  @Test
+  void aTfJobListsItsReplicaTypesInRoleOrderWithRestartNeverByDefault() {
+    Map<String, Object> object = render(Deployers.tfJob("tf").evaluator(1).workers(2).ps(1)
+        .chief(1).successPolicy(SuccessPolicy.ALL_WORKERS));
+
+    Map<String, Map<String, Object>> replicas = Fixtures.at(object, "spec", "tfReplicaSpecs");
+    assertThat(replicas.keySet()).containsExactly("Chief", "PS", "Worker", "Evaluator");
+    assertThat(replicas.values()).allSatisfy(replica ->
+        assertThat(replica).containsEntry("restartPolicy", "Never"));
+    assertThat(Fixtures.<Object>at(object, "spec", "successPolicy")).isEqualTo("AllWorkers");
+    assertThat(Fixtures.<Map<String, Object>>at(render(Deployers.tfJob("tf")), "spec"))
+        .doesNotContainKey("successPolicy");
+  }
+
+  @Test
+  void aMutatorTargetedAtSeveralTypesReachesOnlyThose() {
+    Map<String, Object> object = render(Deployers.tfJob("tf").chief(1).ps(1).workers(1)
+        .evaluator(1).mutate(Mutators.env("ROLE_TUNED", "1"), ReplicaType.CHIEF,
+            ReplicaType.EVALUATOR));
+
+    for (String type : List.of("Chief", "PS", "Worker", "Evaluator")) {
+      Map<String, Object> container = Manifests.container(Manifests.podTemplate(object, type),
+          "tensorflow");
+      boolean targeted = type.equals("Chief") || type.equals("Evaluator");
+      assertThat(Manifests.env(container, "ROLE_TUNED") != null).as(type).isEqualTo(targeted);
+    }
+  }
+
+  private static Map<String, Object> render(JobDeployer<?> deployer) {
+    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    VALIDATOR.assertAllValid(yaml);
+    return Fixtures.trainingObject(yaml);
+  }
+}

@@ -1,0 +1,341 @@
+package dev.fairing4j.deployer.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.LogLine;
+import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deployer.Clusters;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Following logs as live streams against scripted log responses: a stream that breaks and is
+ * resumed, a container that restarts (its previous instance read once), a pod deleted while
+ * followed, an init container of a pod stuck initialising. No line is lost or repeated and each
+ * replica's lines keep their order.
+ *
+ * <p>On a mockwebserver3 fake: a real API server without a node serves no logs; the real cluster
+ * suite covers logs. A pod deleted while followed, without log lines, is also checked against a
+ * real API server in {@link KubernetesJobLogsIT}.
+ */
+@Timeout(20)
+class StreamingLogsTest {
+  private static final String NS = "team";
+  private static final String JOB = "/apis/kubeflow.org/v1/namespaces/" + NS + "/pytorchjobs/mnist";
+  private static final String PODS = "/api/v1/namespaces/" + NS + "/pods";
+
+  @TempDir
+  Path dir;
+
+  private final AtomicReference<String> jobPhase = new AtomicReference<>("Running");
+  private final Map<String, String> pods = new ConcurrentHashMap<>();
+  private final Map<String, Deque<Script>> logs = new ConcurrentHashMap<>();
+  private final List<RecordedRequest> logRequests = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger podLists =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private WatchingApiServer api;
+  private TrainingJob job;
+
+  /** One log response and what changes on the cluster when it is served. */
+  private record Script(String body, Runnable then) {}
+
+  @BeforeEach
+  void start() {
+    api = new WatchingApiServer("/unused", this::answer);
+    job = Clusters.kubernetes().kubeconfig(api.kubeconfig(dir, NS)).withTimings(TestJobs.FAST)
+        .attach("kubeflow.org/v1", "PyTorchJob", "mnist", NS);
+  }
+
+  @AfterEach
+  void stop() {
+    api.close();
+  }
+
+  private MockResponse answer(RecordedRequest request) {
+    String path = request.getUrl().encodedPath();
+    if (path.equals(JOB)) {
+      return WatchingApiServer.json(200, jobObject(jobPhase.get()));
+    }
+    if (path.equals(PODS)) {
+      podLists.incrementAndGet();
+      return WatchingApiServer.json(200, "{\"items\":[" + String.join(",", pods.values())
+          + "]}");
+    }
+    if (path.startsWith(PODS + "/") && path.endsWith("/log")) {
+      logRequests.add(request);
+      String pod = path.substring(PODS.length() + 1, path.length() - "/log".length());
+      String key = pod + "/" + request.getUrl().queryParameter("container")
+          + ("true".equals(request.getUrl().queryParameter("previous")) ? "/previous" : "");
+      Script script = logs.getOrDefault(key, new ArrayDeque<>()).poll();
+      if (script == null) {
+        return new MockResponse.Builder().code(200).body("")
+            .onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build();
+      }
+      script.then().run();
+      return new MockResponse.Builder().code(200).addHeader("Content-Type", "text/plain")
+          .body(script.body())
+          .onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build();
+    }
+    if (path.startsWith(PODS + "/")) {
+      String pod = pods.get(path.substring(PODS.length() + 1));
+      return pod != null ? WatchingApiServer.json(200, pod) : WatchingApiServer.json(404,
+          TestJobs.status(404, "NotFound", "pods \"x\" not found",
+              "{\"name\":\"x\",\"kind\":\"pods\"}"));
+    }
+    return WatchingApiServer.json(404, TestJobs.status(404, "NotFound", "no " + path, "{}"));
+  }
+
+  private static String jobObject(String phase) {
+    return """
+        {"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob",
+         "metadata":{"name":"mnist","namespace":"team","resourceVersion":"1"},
+         "spec":{"pytorchReplicaSpecs":{"Master":{"replicas":1},"Worker":{"replicas":2}}},
+         "status":{"conditions":[%s]}}""".formatted(
+        KubernetesJobHandleTest.condition(phase, "True", "PyTorchJob" + phase, ""));
+  }
+
+  private void pod(String type, int index, String status) {
+    pods.put("mnist-" + type + "-" + index,
+        KubernetesJobHandleTest.operatorPod("mnist", type, index, status).replace("\n", ""));
+  }
+
+  private void log(String podAndContainer, String body, Runnable then) {
+    logs.computeIfAbsent(podAndContainer, k -> new ArrayDeque<>()).add(new Script(body, then));
+  }
+
+  private static String running(String id) {
+    return "{\"phase\":\"Running\",\"containerStatuses\":[{\"name\":\"pytorch\",\"containerID\":"
+        + "\"containerd://" + id + "\",\"restartCount\":0,\"state\":{\"running\":{}}}]}";
+  }
+
+  private static String line(String time, String text) {
+    return "2024-05-01T" + time + "Z " + text + "\n";
+  }
+
+  @Test
+  void aReconnectAndARestartNeitherLoseNorRepeatLines() {
+    pod("master", 0, running("c1"));
+    pod("worker", 0, running("w1"));
+    // The first stream breaks after three lines.
+    log("mnist-master-0/pytorch", line("12:00:00.100000000", "one")
+        + line("12:00:00.500000000", "two") + line("12:00:01.200000000", "three"), () -> { });
+    // Resumed from 12:00:01 (one-second precision): "three" comes again. Then the container
+    // crashes and restarts; our stream ended before its last line.
+    log("mnist-master-0/pytorch", line("12:00:01.200000000", "three")
+        + line("12:00:01.700000000", "four"), () -> pod("master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":1,"containerID":"containerd://c1"}}}]}"""
+        .replace("\n", "")));
+    log("mnist-master-0/pytorch/previous", line("12:00:01.200000000", "three")
+        + line("12:00:01.700000000", "four") + line("12:00:02.000000000", "CUDA error: crash"),
+        () -> { });
+    log("mnist-master-0/pytorch", line("12:00:03.000000000", "five (restarted)")
+        + line("12:00:03.500000000", "six"), () -> {
+          pod("master", 0, """
+              {"phase":"Succeeded","containerStatuses":[{"name":"pytorch",
+               "containerID":"containerd://c2","restartCount":1,
+               "state":{"terminated":{"exitCode":0,"containerID":"containerd://c2"}}}]}"""
+              .replace("\n", ""));
+          jobPhase.set("Succeeded");
+        });
+    log("mnist-worker-0/pytorch", line("12:00:00.300000000", "w-one")
+        + line("12:00:00.300000000", "w-two, same instant"), () -> { });
+    List<LogLine> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().stream(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen.stream().filter(l -> l.replica().equals("master-0")).map(LogLine::text))
+        .containsExactly("one", "two", "three", "four", "CUDA error: crash", "five (restarted)",
+            "six");
+    assertThat(seen.stream().filter(l -> l.replica().equals("worker-0")).map(LogLine::text))
+        .containsExactly("w-one", "w-two, same instant");
+    assertThat(seen).hasSize(9);
+    List<RecordedRequest> master = logRequests.stream()
+        .filter(r -> r.getUrl().encodedPath().contains("mnist-master-0")).toList();
+    assertThat(master.get(0).getUrl().queryParameter("follow")).isEqualTo("true");
+    assertThat(master.get(0).getUrl().queryParameter("timestamps")).isEqualTo("true");
+    assertThat(master.get(0).getUrl().queryParameter("sinceTime")).isNull();
+    assertThat(master.get(1).getUrl().queryParameter("sinceTime"))
+        .isEqualTo("2024-05-01T12:00:01Z");
+    assertThat(master).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
+        .hasSize(1).first().satisfies(r -> {
+          assertThat(r.getUrl().queryParameter("sinceTime")).isEqualTo("2024-05-01T12:00:01Z");
+          assertThat(r.getUrl().queryParameter("follow")).isNull();
+        });
+  }
+
+  @Test
+  void aContainerThatRestartedBeforeTheFirstLookHasItsFirstRunRead() {
+    // Seen on a real cluster: a script that fails at once is restarted by the kubelet (under
+    // OnFailure) before the stream first looks, and its first run's lines were never shown.
+    pod("master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+        .replace("\n", ""));
+    log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing"),
+        () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"), () -> {
+      pod("master", 0, """
+          {"phase":"Succeeded","containerStatuses":[{"name":"pytorch",
+           "containerID":"containerd://c2","restartCount":1,
+           "state":{"terminated":{"exitCode":0,"containerID":"containerd://c2"}},
+           "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+          .replace("\n", ""));
+      jobPhase.set("Succeeded");
+    });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] first run: failing", "[master-0] second run");
+    assertThat(logRequests).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
+        .hasSize(1);
+  }
+
+  @Test
+  void theKubeletsAnswerForARemovedContainerIsANoteNotALine() {
+    // Seen on a real cluster: once the pod is over the kubelet removes the earlier run's
+    // container and answers the previous log with 200 and this line, without a timestamp.
+    pod("master", 0, """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1"}}}]}"""
+        .replace("\n", ""));
+    log("mnist-master-0/pytorch/previous",
+        "unable to retrieve container logs for containerd://c1\n", () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
+        () -> jobPhase.set("Succeeded"));
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] (the kubelet no longer has this log: the run"
+        + " before the restart was removed)", "[master-0] second run");
+  }
+
+  @Test
+  void aPodDeletedWhileFollowedEndsItsStreamWithANote() {
+    pod("master", 0, running("c1"));
+    pod("worker", 1, running("w1"));
+    log("mnist-worker-1/pytorch", line("12:00:00.100000000", "before")
+        + line("12:00:00.200000000", "preempted"), () -> pods.remove("mnist-worker-1"));
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      await(() -> seen.size() >= 3);
+      assertThat(stream.isDone()).isFalse(); // the job runs on
+      jobPhase.set("Succeeded");
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[worker-1] before", "[worker-1] preempted",
+        "[worker-1] (pod mnist-worker-1 was deleted; its log ends here)");
+  }
+
+  @Test
+  void aPodCreatedWhileFollowingIsPickedUp() {
+    pod("master", 0, running("c1"));
+    log("mnist-master-0/pytorch", line("12:00:00.100000000", "master up"), () -> { });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      await(() -> seen.contains("[master-0] master up"));
+      log("mnist-worker-0/pytorch", line("12:00:05.000000000", "late worker up"), () -> { });
+      pod("worker", 0, running("w1"));
+      await(() -> seen.contains("[worker-0] late worker up"));
+      jobPhase.set("Succeeded");
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] master up", "[worker-0] late worker up");
+  }
+
+  @Test
+  void theInitContainersOfAPodStuckInitialisingAreFollowed() {
+    pods.put("mnist-worker-0", KubernetesJobHandleTest.operatorPod("mnist", "worker", 0, """
+        {"phase":"Pending","initContainerStatuses":[{"name":"fetch-data",
+         "containerID":"containerd://i1",
+         "state":{"running":{"startedAt":"2024-05-01T12:00:00Z"}}}],
+         "containerStatuses":[{"name":"pytorch","state":{"waiting":{"reason":"PodInitializing"}}}]}
+        """).replace("\n", ""));
+    log("mnist-worker-0/fetch-data", line("12:00:00.100000000", "downloading dataset")
+        + line("12:00:00.900000000", "retrying: connection refused"), () -> { });
+    List<LogLine> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().stream(seen::add)) {
+      await(() -> seen.size() >= 2);
+      jobPhase.set("Failed");
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).extracting(LogLine::container).containsOnly("fetch-data");
+    assertThat(seen).extracting(LogLine::toString).containsExactly(
+        "[worker-0] downloading dataset", "[worker-0] retrying: connection refused");
+    assertThat(logRequests).noneMatch(r -> "pytorch".equals(r.getUrl().queryParameter(
+        "container")));
+  }
+
+  @Test
+  void aHealthyInitContainerIsNotFollowed() {
+    // Seen on a real cluster: the operator gives every PyTorch Worker an init container that
+    // waits for the Master's name; its nslookup output showed as the Worker's first lines.
+    pods.put("mnist-worker-0", KubernetesJobHandleTest.operatorPod("mnist", "worker", 0, """
+        {"phase":"Pending","initContainerStatuses":[{"name":"init-pytorch",
+         "containerID":"containerd://i1","state":{"running":{"startedAt":"%s"}}}],
+         "containerStatuses":[{"name":"pytorch","state":{"waiting":{"reason":"PodInitializing"}}}]}
+        """.formatted(java.time.Instant.now())).replace("\n", ""));
+    log("mnist-worker-0/init-pytorch", line("12:00:00.100000000", "Server: 10.244.0.1"),
+        () -> { });
+    log("mnist-worker-0/pytorch", line("12:00:02.000000000", "training"),
+        () -> jobPhase.set("Succeeded"));
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      int lists = podLists.get();
+      await(() -> podLists.get() >= lists + 3); // looked at the initialising pod a few times
+      pod("worker", 0, running("w1"));
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[worker-0] training");
+    assertThat(logRequests).noneMatch(r -> "init-pytorch".equals(r.getUrl().queryParameter(
+        "container")));
+  }
+
+  private static void await(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}

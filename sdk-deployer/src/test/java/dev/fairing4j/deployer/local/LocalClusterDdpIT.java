@@ -1,0 +1,129 @@
+package dev.fairing4j.deployer.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.LogLine;
+import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.internal.SubmitOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real two-replica PyTorch DDP run (gloo, a tiny model, a few steps) through the local cluster,
+ * with Debian's torch under /usr/bin/python3: both ranks train and all_reduce, rank 0 saves the
+ * model to the claim's mount path, which ends up in the claim's local directory and nowhere else.
+ */
+@Timeout(120)
+class LocalClusterDdpIT {
+  private static final String TRAIN = String.join("\n",
+      "import os, time",
+      "import torch",
+      "import torch.distributed as dist",
+      "import torch.nn as nn",
+      "dist.init_process_group('gloo')",
+      "rank, world = dist.get_rank(), dist.get_world_size()",
+      "torch.manual_seed(0)",
+      "model = nn.parallel.DistributedDataParallel(nn.Linear(4, 1))",
+      "opt = torch.optim.SGD(model.parameters(), lr=0.05)",
+      "x = torch.randn(32, 4) + rank",
+      "y = x.sum(dim=1, keepdim=True)",
+      "for step in range(5):",
+      "    opt.zero_grad()",
+      "    loss = ((model(x) - y) ** 2).mean()",
+      "    loss.backward()",
+      "    opt.step()",
+      "    print(f'rank={rank} step={step} loss={loss.item():.4f}', flush=True)",
+      "t = torch.tensor([float(rank + 1)])",
+      "dist.all_reduce(t)",
+      "print(f'rank={rank} world={world} all_reduce={t.item():.0f}', flush=True)",
+      "if rank == 0:",
+      "    torch.save(model.module.state_dict(), '/opt/mnist/models/model.pt')",
+      "    print('saved /opt/mnist/models/model.pt', flush=True)",
+      "dist.barrier()",
+      "dist.destroy_process_group()",
+      "");
+
+  @TempDir
+  Path state;
+  @TempDir
+  Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
+
+  @BeforeAll
+  static void tools() {
+    Tools.require("bwrap", "bubblewrap");
+    Tools.torchPython();
+  }
+
+  @Test
+  void twoRanksTrainAllReduceAndSaveTheModelToTheClaim() {
+    assertThat(Path.of("/opt/mnist")).as("precondition: the host has no /opt/mnist")
+        .doesNotExist();
+    Map<String, Object> container = Manifests.container("pytorch",
+        List.of("python", "-u", "/app/train.py"), Map.of(), 23456, "pytorchjob-port");
+    container.put("volumeMounts", List.of(Manifests.mount("models", "/opt/mnist/models")));
+    RenderedJob job = Manifests.pyTorchJob("ddp", 1, container, "OnFailure",
+        Map.of("backoffLimit", 0), List.of(Manifests.pvcVolume("models", "traindb-models-claim")),
+        null);
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/train.py", ContextFile.ofText(TRAIN))
+        .withCommand(List.of("python", "-u", "/app/train.py"));
+    List<String> notes = new CopyOnWriteArrayList<>();
+    List<String> followed = new CopyOnWriteArrayList<>();
+    LocalCluster cluster = LocalCluster.create().stateDir(state).volumesDir(volumes);
+
+    long started = System.nanoTime();
+    TrainingJob handle = cluster.submit(job, context, SubmitOptions.DEFAULT, event -> {
+      if (event instanceof ProgressEvent.Note note) {
+        notes.add(note.message());
+      }
+    });
+    JobStatus end;
+    try (LogStream stream = handle.logs().follow(followed::add)) {
+      end = handle.waitForCompletion(Duration.ofSeconds(90));
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    System.out.println("[measure] 2-rank DDP job through LocalCluster: " + took.toMillis()
+        + " ms (submit to Succeeded)");
+
+    assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(notes).anyMatch(n -> n.contains("/usr/bin/python3") && n.contains("torch"));
+    List<LogLine> lines = handle.logs().snapshot();
+    assertThat(lines).anyMatch(l -> l.replica().equals("master-0")
+        && l.text().equals("rank=0 world=2 all_reduce=3"));
+    assertThat(lines).anyMatch(l -> l.replica().equals("worker-0")
+        && l.text().equals("rank=1 world=2 all_reduce=3"));
+    assertThat(followed).contains("[master-0] rank=0 world=2 all_reduce=3",
+        "[worker-0] rank=1 world=2 all_reduce=3");
+    assertThat(handle.logs().replica("worker").snapshot()).isNotEmpty()
+        .allMatch(l -> l.replica().equals("worker-0"));
+    Path model = volumes.resolve("traindb-models-claim/model.pt");
+    assertThat(model).isRegularFile();
+    assertThat(model.toFile().length()).isPositive();
+    assertThat(Path.of("/opt/mnist")).as("nothing created on the host").doesNotExist();
+    assertThat(Files.exists(Path.of("/app/train.py"))).isFalse();
+  }
+}

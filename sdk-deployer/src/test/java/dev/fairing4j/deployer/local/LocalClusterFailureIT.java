@@ -1,0 +1,338 @@
+package dev.fairing4j.deployer.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobFailedException;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.GpuProbe;
+import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
+import dev.fairing4j.deployer.local.internal.ProcessGroups;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The failure paths, each bounded to seconds: a failing replica, a script that keeps failing
+ * under the default settings, restarts under ExitCode and OnFailure, a timeout and a delete that leave no process behind (checked by pid), and a GPU
+ * request this machine cannot satisfy.
+ */
+@Timeout(90)
+class LocalClusterFailureIT {
+  @TempDir
+  Path state;
+  @TempDir
+  Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
+
+  @BeforeAll
+  static void tools() {
+    Tools.require("bwrap", "bubblewrap");
+  }
+
+  @Test
+  void exitOneFailsTheJobWithTheExitCodeAndTheLastLines() {
+    TrainingJob job = submit(cluster(), masterOnly("fails", "Never", Map.of()), String.join("\n",
+        "import sys",
+        "for i in range(1, 31):",
+        "    print(f'line {i}')",
+        "print('cannot train: no data', file=sys.stderr)",
+        "sys.exit(1)"));
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(30)));
+
+    assertThat(failure.exitCode()).contains(1);
+    assertThat(failure.failedReplica()).contains("master-0");
+    assertThat(failure.lastLines()).hasSize(20).endsWith("line 30", "cannot train: no data");
+    assertThat(failure.getMessage()).contains("exited with code 1", "cannot train: no data",
+        "PyTorchJob fails is failed because 1 Master replica(s) failed.");
+    JobStatus status = failure.status();
+    assertThat(status.phase()).isEqualTo(JobPhase.FAILED);
+    assertThat(status.conditions()).extracting(JobCondition::type, JobCondition::status,
+        JobCondition::reason).containsExactly(
+            org.assertj.core.groups.Tuple.tuple("Created", true, "PyTorchJobCreated"),
+            org.assertj.core.groups.Tuple.tuple("Running", false, "PyTorchJobRunning"),
+            org.assertj.core.groups.Tuple.tuple("Failed", true, "PyTorchJobFailed"));
+    assertThat(status.pods()).singleElement().satisfies(pod -> {
+      assertThat(pod.name()).isEqualTo("fails-master-0");
+      assertThat(pod.phase()).isEqualTo("Failed");
+      assertThat(pod.exitCode()).contains(1);
+      assertThat(pod.restarts()).isZero();
+    });
+    assertThat(status.replicaStatuses().get("Master").failed()).isEqualTo(1);
+  }
+
+  @Test
+  void aScriptThatKeepsFailingUnderDefaultSettingsFailsTheJobWithinAMinute() {
+    // Through the deployer with nothing set: OnFailure and the default backoffLimit it writes.
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/main.py", ContextFile.ofText(String.join("\n",
+            "import sys",
+            "print('loading data', flush=True)",
+            "print('cannot train: no data', file=sys.stderr)",
+            "sys.exit(1)") + "\n"))
+        .withCommand(List.of("python", "/app/main.py"));
+    TrainingJob job = Deployers.pyTorchJob("crashes").workers(0).on(cluster())
+        .deploy(context, Optional.empty(), ProgressListener.NONE);
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(60)));
+
+    assertThat(failure).as("failed within the minute, not restarting forever").isNotNull();
+    assertThat(failure.failedReplica()).contains("master-0");
+    assertThat(failure.exitCode()).contains(1);
+    assertThat(failure.lastLines()).endsWith("loading data", "cannot train: no data");
+    assertThat(failure.getMessage())
+        .contains("replica master-0 exited with code " + 1 + " after "
+            + JobDeployer.DEFAULT_BACKOFF_LIMIT + " restarts")
+        .contains("reached the specified backoff limit")
+        .contains(".backoffLimit(n)").contains("RestartPolicy.NEVER");
+  }
+
+  @Test
+  void exitCode137UnderExitCodePolicyIsRestartedAndThenSucceeds() {
+    // The marker lives on a claim, as it would have to on a cluster where the pod is recreated.
+    TrainingJob job = submit(cluster(), masterOnly("oom", "ExitCode", Map.of("backoffLimit", 3)),
+        String.join("\n",
+            "import os, signal",
+            "marker = '/data/first-attempt-done'",
+            "if not os.path.exists(marker):",
+            "    open(marker, 'w').close()",
+            "    print('attempt 1: killed', flush=True)",
+            "    os.kill(os.getpid(), signal.SIGKILL)",
+            "print('attempt 2: ok', flush=True)"));
+
+    JobStatus end = job.waitForCompletion(Duration.ofSeconds(30));
+
+    assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
+    PodInfo master = end.pods().get(0);
+    assertThat(master.restarts()).isEqualTo(1);
+    assertThat(master.exitCode()).contains(0);
+    assertThat(job.logs().snapshot()).extracting(l -> l.text())
+        .containsSubsequence("attempt 1: killed", "attempt 2: ok");
+    assertThat(end.conditions()).extracting(JobCondition::type)
+        .containsExactly("Created", "Running", "Succeeded");
+  }
+
+  @Test
+  void exitCodeBelow128UnderExitCodePolicyFailsWithoutRestart() {
+    TrainingJob job = submit(cluster(), masterOnly("bug", "ExitCode", Map.of("backoffLimit", 3)),
+        "raise SystemExit(3)");
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(30)));
+
+    assertThat(failure.exitCode()).contains(3);
+    assertThat(failure.status().pods().get(0).restarts()).isZero();
+  }
+
+  @Test
+  void onFailureRestartsUpToTheBackoffLimit() {
+    TrainingJob job = submit(cluster(), masterOnly("flaky", "OnFailure", Map.of("backoffLimit",
+        2)), "print('trying', flush=True)\nraise SystemExit(2)");
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(30)));
+
+    assertThat(failure.status().pods().get(0).restarts()).isEqualTo(2);
+    assertThat(job.logs().snapshot()).filteredOn(l -> l.text().equals("trying")).hasSize(3);
+    assertThat(failure.getMessage()).contains("reached the specified backoff limit");
+    assertThat(failure.warnings()).anyMatch(w -> w.startsWith("BackOff flaky-master-0"));
+  }
+
+  @Test
+  void timeoutWithKillOnTimeoutLeavesNoProcessBehind() throws Exception {
+    TrainingJob job = submit(cluster().killOnTimeout(), masterOnly("slow", "Never", Map.of()),
+        SLEEPER);
+    List<Long> pids = awaitSleeper(job);
+
+    JobTimeoutException timeout = catchThrowableOfType(JobTimeoutException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(2)));
+
+    assertThat(timeout.getMessage()).contains("its processes were stopped");
+    assertThat(pids).allMatch(pid -> !alive(pid));
+    JobStatus status = job.status();
+    assertThat(status.phase()).isEqualTo(JobPhase.FAILED);
+    assertThat(status.decidingCondition().orElseThrow().message()).contains("timed out");
+    // The record and logs stay readable after the stop.
+    assertThat(job.logs().snapshot()).extracting(l -> l.text()).contains("sleeping");
+  }
+
+  @Test
+  void timeoutWithoutTheOptionKeepsRunningAndDeleteStopsEverything() throws Exception {
+    LocalCluster cluster = cluster();
+    TrainingJob job = submit(cluster, masterOnly("keep", "Never", Map.of()), SLEEPER);
+    List<Long> pids = awaitSleeper(job);
+
+    assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(500)))
+        .isInstanceOf(JobTimeoutException.class).hasMessageContaining("keeps running");
+    assertThat(pids).allMatch(LocalClusterFailureIT::alive);
+
+    Instant before = Instant.now();
+    job.delete();
+    System.out.println("[measure] delete() of a running 1-replica job: "
+        + Duration.between(before, Instant.now()).toMillis() + " ms");
+
+    assertThat(pids).allMatch(pid -> !alive(pid));
+    assertThat(cluster.attach("default", "keep")).isEmpty();
+    assertThat(state.resolve("jobs/default/keep")).doesNotExist();
+    assertThat(volumes.resolve("keep-data/started")).as("volume directories are kept")
+        .isRegularFile();
+  }
+
+  @Test
+  void aGpuRequestThisMachineCannotMeetStaysPendingAsUnschedulable() {
+    long gpus = GpuProbe.count() + 1;
+    RenderedJob job = masterOnly("gpu", "Never", Map.of());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> container = (Map<String, Object>) ((List<Object>) ((Map<String, Object>)
+        ((Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>) ((Map<String, Object>)
+            job.trainingObject().get("spec")).get("pytorchReplicaSpecs")).get("Master"))
+            .get("template")).get("spec")).get("containers")).get(0);
+    container.put("resources", Map.of("limits", Map.of("nvidia.com/gpu", gpus)));
+    TrainingJob handle = submit(cluster(), job, "print('ran')");
+
+    JobTimeoutException timeout = catchThrowableOfType(JobTimeoutException.class,
+        () -> handle.waitForCompletion(Duration.ofSeconds(1)));
+
+    JobStatus status = timeout.lastStatus();
+    assertThat(status.phase()).isEqualTo(JobPhase.CREATED);
+    assertThat(status.pods()).singleElement().satisfies(pod -> {
+      assertThat(pod.phase()).isEqualTo("Pending");
+      assertThat(pod.reason()).contains("Unschedulable");
+      assertThat(pod.message().orElseThrow()).contains("nvidia.com/gpu",
+          "ignoreGpuRequests()");
+    });
+    assertThat(status.warnings()).anyMatch(w -> w.startsWith("FailedScheduling gpu-master-0:")
+        && w.contains("nvidia.com/gpu"));
+    assertThat(timeout.getMessage()).contains("Unschedulable");
+    assertThat(handle.logs().snapshot()).isEmpty();
+    handle.delete();
+
+    TrainingJob ignoring = submit(cluster().ignoreGpuRequests(), job, "print('ran')");
+    assertThat(ignoring.waitForCompletion(Duration.ofSeconds(30)).phase())
+        .isEqualTo(JobPhase.SUCCEEDED);
+  }
+
+  /**
+   * A supervisor task that fails, here because the record cannot be written (job.json has become
+   * a directory), fails the job and stops its processes: it is never only logged, which left the
+   * job Running with nobody recording it.
+   */
+  @Test
+  void aSupervisorTaskThatFailsFailsTheJobAndStopsIt() throws Exception {
+    Map<String, Object> container = Manifests.container("pytorch",
+        List.of("python", "/app/main.py"), Map.of(), 23456, "pytorchjob-port");
+    container.put("volumeMounts", List.of(Manifests.mount("data", "/data")));
+    RenderedJob manifest = Manifests.pyTorchJob("unrecorded", 1, container, "Never", Map.of(),
+        List.of(Manifests.pvcVolume("data", "unrecorded-data")), null);
+    // tied to this JVM: its supervisor's state is readable here without the file
+    TrainingJob job = submit(cluster().tiedToJvm(), manifest, String.join("\n",
+        "import os, time",
+        "if os.environ['RANK'] == '0':",
+        "    print('sleeping', flush=True)",
+        "    time.sleep(60)",
+        "end = time.time() + 30",
+        "while not os.path.exists('/data/go') and time.time() < end:",
+        "    time.sleep(0.05)"));
+    List<Long> pids = awaitSleeper(job);
+    Path record = state.resolve("jobs/default/unrecorded/job.json");
+    Files.delete(record);
+    Files.createDirectories(record.resolve("in-the-way"));
+
+    // The worker ends: a change the supervisor must record, and cannot.
+    Files.createFile(volumes.resolve("unrecorded-data/go"));
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(30)));
+
+    assertThat(failure).as("the job failed rather than stay Running unrecorded").isNotNull();
+    assertThat(failure.getMessage()).contains("local supervisor failed", "job.json");
+    assertThat(pids).noneMatch(LocalClusterFailureIT::alive);
+    job.delete();
+    assertThat(state.resolve("jobs/default/unrecorded")).doesNotExist();
+  }
+
+  private static final String SLEEPER = String.join("\n",
+      "import subprocess, time",
+      "open('/data/started', 'w').close()",
+      "child = subprocess.Popen(['sleep', '60'])",
+      "print('sleeping', flush=True)",
+      "time.sleep(60)");
+
+  /** Waits until the sleeper runs, then returns every pid of the job's processes. */
+  private static List<Long> awaitSleeper(TrainingJob job) throws InterruptedException {
+    Instant end = Instant.now().plusSeconds(20);
+    while (Instant.now().isBefore(end)) {
+      boolean printed = job.logs().snapshot().stream().anyMatch(l -> l.text().equals("sleeping"));
+      List<Long> tree = ((LocalTrainingJob) job).processTree();
+      // bwrap, its pid-1 helper and python (with sleep, or a second replica)
+      if (printed && tree.size() >= 4) {
+        return tree;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the sleeper did not start: " + job.status());
+  }
+
+  /**
+   * Whether {@code pid} still runs. A zombie does not: it has exited and only waits for init to
+   * collect its exit status. bwrap's pid-1 helper becomes one when the outer bwrap exits first;
+   * systemd reaps it at once, a container's minimal init may take a second or two, and
+   * {@link ProcessHandle#isAlive()} counts it alive until then.
+   */
+  static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+        && ProcessGroups.stat(pid).map(s -> s.state() != 'Z').orElse(false);
+  }
+
+  private LocalCluster cluster() {
+    return LocalCluster.create().stateDir(state).volumesDir(volumes);
+  }
+
+  private static TrainingJob submit(LocalCluster cluster, RenderedJob job, String script) {
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/main.py", ContextFile.ofText(script + "\n"))
+        .withCommand(List.of("python", "/app/main.py"));
+    return cluster.submit(job, context, SubmitOptions.DEFAULT, ProgressListener.NONE);
+  }
+
+  /** A PyTorchJob with only a Master, a claim {@code <name>-data} at /data. */
+  private static RenderedJob masterOnly(String name, String restartPolicy,
+      Map<String, Object> runPolicy) {
+    Map<String, Object> container = Manifests.container("pytorch",
+        List.of("python", "/app/main.py"), Map.of(), 23456, "pytorchjob-port");
+    container.put("volumeMounts", List.of(Manifests.mount("data", "/data")));
+    return Manifests.pyTorchJob(name, 0, container, restartPolicy, runPolicy,
+        List.of(Manifests.pvcVolume("data", name + "-data")), null);
+  }
+
+}

@@ -1,0 +1,107 @@
+package dev.fairing4j.deployer.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.TrainingClient;
+import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.monitor.JobGpus;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Arena's verbs on the local cluster: a client built on another {@code LocalCluster} value (as a
+ * restarted notebook kernel would) lists, describes, measures and follows a job to its end.
+ */
+@Timeout(90)
+class LocalTrainingClientIT {
+  @TempDir
+  Path state;
+  @TempDir
+  Path volumes;
+
+  /** Replicas a clean-pod policy of None left running must not outlive the test. */
+  @AfterEach
+  void deleteEveryJob() {
+    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
+  }
+
+  @BeforeAll
+  static void tools() {
+    Tools.require("bwrap", "bubblewrap");
+  }
+
+  @Test
+  void aClientListsDescribesMeasuresAndAttachesToLocalJobs() throws Exception {
+    String script = String.join("\n",
+        "import os, time",
+        "print('waiting for go', flush=True)",
+        "end = time.time() + 30",
+        "while not os.path.exists('/data/go') and time.time() < end:",
+        "    time.sleep(0.05)",
+        "");
+    Map<String, Object> container = Manifests.container("pytorch",
+        List.of("python", "/app/main.py"), Map.of(), 23456, "pytorchjob-port");
+    container.put("volumeMounts", List.of(Manifests.mount("data", "/data")));
+    container.put("resources", Map.of("limits", Map.of("nvidia.com/gpu", 1)));
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/main.py", ContextFile.ofText(script))
+        .withCommand(List.of("python", "/app/main.py"));
+    LocalCluster starter = LocalCluster.create().stateDir(state).volumesDir(volumes)
+        .ignoreGpuRequests();
+    starter.submit(Manifests.pyTorchJob("client-job", 1, container, "Never", Map.of(),
+        List.of(Manifests.pvcVolume("data", "client-data")), null), context,
+        SubmitOptions.DEFAULT, ProgressListener.NONE);
+
+    TrainingClient client = TrainingClient.connect(
+        LocalCluster.create().stateDir(state).volumesDir(volumes));
+    awaitRunning(client, 2);
+
+    assertThat(client.list().jobs()).singleElement().satisfies(job -> {
+      assertThat(job.name()).isEqualTo("client-job");
+      assertThat(job.trainer()).isEqualTo("PyTorchJob");
+      assertThat(job.status()).isEqualTo(JobPhase.RUNNING);
+    });
+    assertThat(client.list().toString()).startsWith("NAME").contains("client-job", "Running");
+    assertThat(client.get("client-job").instances()).extracting(PodInfo::name)
+        .containsExactlyInAnyOrder("client-job-master-0", "client-job-worker-0");
+    JobGpus gpus = client.topJobs().jobs().get(0);
+    assertThat(gpus.requested()).isEqualTo(2);
+    assertThat(gpus.allocated()).isEqualTo(2);
+    assertThat(client.topNodes().nodes()).singleElement()
+        .satisfies(node -> assertThat(node.allocated()).isEqualTo(2));
+    assertThat(client.inNamespace("other").list().jobs()).isEmpty();
+
+    Files.createFile(volumes.resolve("client-data/go"));
+    assertThat(client.attach("client-job").waitForCompletion(Duration.ofSeconds(30)).phase())
+        .isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(client.topJobs().jobs().get(0).allocated()).isZero();
+  }
+
+  private static void awaitRunning(TrainingClient client, int pods) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < deadline) {
+      long running = client.get("client-job").instances().stream()
+          .filter(pod -> pod.phase().equals("Running")).count();
+      if (running == pods) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("the job's pods did not all start: " + client.get("client-job"));
+  }
+}
