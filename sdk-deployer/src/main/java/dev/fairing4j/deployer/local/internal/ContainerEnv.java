@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.deployer.internal.Quantities;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -122,7 +123,7 @@ public final class ContainerEnv {
     boolean cpu = resource.endsWith(".cpu");
     // An unset limit reads as the node's allocatable amount, as on a cluster.
     BigDecimal value = parts.length == 2
-        ? Maps.string(container.resources(), parts[0], parts[1]).flatMap(Quantities::parse)
+        ? Maps.string(container.resources(), parts[0], parts[1]).flatMap(Quantities::value)
             .orElseGet(() -> cpu ? BigDecimal.valueOf(Runtime.getRuntime().availableProcessors())
                 : BigDecimal.valueOf(HostFacts.memoryBytes()))
         : BigDecimal.ZERO;
@@ -132,7 +133,7 @@ public final class ContainerEnv {
           "resourceFieldRef '" + resource + "' is not supported locally",
           "use limits.cpu, requests.cpu, limits.memory or requests.memory");
     }
-    BigDecimal divisor = Maps.string(ref, "divisor").flatMap(Quantities::parse)
+    BigDecimal divisor = Maps.string(ref, "divisor").flatMap(Quantities::value)
         .filter(d -> d.signum() > 0).orElse(BigDecimal.ONE);
     return Quantities.divideCeil(value, divisor);
   }

@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.trainer.internal;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import dev.fairing4j.deployer.internal.Quantities;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -86,13 +85,7 @@ public final class TrainerTopology {
   }
 
   private static int cpus(String quantity) {
-    try {
-      BigDecimal value = quantity.endsWith("m")
-          ? new BigDecimal(quantity.substring(0, quantity.length() - 1)).movePointLeft(3)
-          : new BigDecimal(quantity);
-      return value.setScale(0, RoundingMode.CEILING).intValue();
-    } catch (NumberFormatException e) {
-      return 1;
-    }
+    return Quantities.wholeCpus(quantity).orElse(1);
   }
+
 }
