@@ -1,10 +1,9 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -134,26 +133,22 @@ public final class BuildContext {
   public String digest() {
     String value = digest;
     if (value == null) {
-      try {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        for (Map.Entry<String, ContextFile> entry : files.entrySet()) {
-          ContextFile file = entry.getValue();
-          field(md, "file", entry.getKey());
-          field(md, "layer", file.layer().name());
-          field(md, "mode", file.isExecutable() ? "755" : "644");
-          field(md, "sha256", file.sha256());
-        }
-        for (String part : command) {
-          field(md, "command", part);
-        }
-        field(md, "workdir", workingDir);
-        env.forEach((k, v) -> field(md, "env", k + "=" + v));
-        labels.forEach((k, v) -> field(md, "label", k + "=" + v));
-        value = "sha256:" + HexFormat.of().formatHex(md.digest());
-        digest = value;
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException(e);
+      MessageDigest md = Sha256.newDigest();
+      for (Map.Entry<String, ContextFile> entry : files.entrySet()) {
+        ContextFile file = entry.getValue();
+        field(md, "file", entry.getKey());
+        field(md, "layer", file.layer().name());
+        field(md, "mode", file.isExecutable() ? "755" : "644");
+        field(md, "sha256", file.sha256());
       }
+      for (String part : command) {
+        field(md, "command", part);
+      }
+      field(md, "workdir", workingDir);
+      env.forEach((k, v) -> field(md, "env", k + "=" + v));
+      labels.forEach((k, v) -> field(md, "label", k + "=" + v));
+      value = "sha256:" + Sha256.hex(md);
+      digest = value;
     }
     return value;
   }

@@ -1,13 +1,12 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Sha256;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -108,17 +107,15 @@ public final class ContextFile {
     String digest = sha256;
     if (digest == null) {
       try (InputStream in = open()) {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        MessageDigest md = Sha256.newDigest();
         byte[] buffer = new byte[64 * 1024];
         for (int n; (n = in.read(buffer)) > 0; ) {
           md.update(buffer, 0, n);
         }
-        digest = HexFormat.of().formatHex(md.digest());
+        digest = Sha256.hex(md);
         sha256 = digest;
       } catch (IOException e) {
         throw unreadable(e);
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException(e);
       }
     }
     return digest;

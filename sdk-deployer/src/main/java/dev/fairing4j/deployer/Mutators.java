@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.mutate.Env;
@@ -9,11 +10,7 @@ import dev.fairing4j.deployer.mutate.Resources;
 import dev.fairing4j.deployer.mutate.SecurityContext;
 import dev.fairing4j.deployer.mutate.Toleration;
 import dev.fairing4j.deployer.mutate.VolumeMount;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -212,11 +209,6 @@ public final class Mutators {
   }
 
   private static String sha256(String text) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return Sha256.hex(text);
   }
 }

@@ -1,10 +1,7 @@
 package dev.fairing4j.deployer.internal;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.fairing4j.core.internal.Sha256;
 import java.security.SecureRandom;
-import java.util.HexFormat;
 
 /** Generated name parts: unique-name suffixes and run ids. */
 public final class Names {
@@ -31,13 +28,6 @@ public final class Names {
    * deterministic, so a dry run shows the id the run will carry.
    */
   public static String runId(String namespace, String jobName, String contextDigest) {
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      byte[] hash = md.digest((namespace + "/" + jobName + "@" + contextDigest)
-          .getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash).substring(0, 12);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return Sha256.hex(namespace + "/" + jobName + "@" + contextDigest).substring(0, 12);
   }
 }

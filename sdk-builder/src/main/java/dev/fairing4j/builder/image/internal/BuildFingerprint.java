@@ -1,10 +1,7 @@
 package dev.fairing4j.builder.image.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.BuildContext;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -26,17 +23,7 @@ public final class BuildFingerprint {
 
   /** {@code sha256:<hex>} over the inputs. */
   public static String of(BuildContext context, String baseIdentity, BuildSettings settings) {
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      for (String part : List.of(LAYOUT_VERSION, context.digest(), baseIdentity,
-          settings.user().orElse(""), settings.format().name())) {
-        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-        md.update((bytes.length + ";").getBytes(StandardCharsets.US_ASCII));
-        md.update(bytes);
-      }
-      return "sha256:" + HexFormat.of().formatHex(md.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "sha256:" + Sha256.ofParts(List.of(LAYOUT_VERSION, context.digest(), baseIdentity,
+        settings.user().orElse(""), settings.format().name()));
   }
 }

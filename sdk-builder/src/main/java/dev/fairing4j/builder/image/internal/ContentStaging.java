@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.image.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.FairingException;
@@ -17,7 +18,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
@@ -214,10 +214,6 @@ public final class ContentStaging {
   }
 
   private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("every JVM has SHA-256", e);
-    }
+    return Sha256.newDigest();
   }
 }

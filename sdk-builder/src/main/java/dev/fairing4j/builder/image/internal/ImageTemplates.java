@@ -1,19 +1,16 @@
 package dev.fairing4j.builder.image.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Layer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -78,17 +75,7 @@ final class ImageTemplates {
         parts.add(layer.name());
       }
     }
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      for (String part : parts) {
-        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-        md.update((bytes.length + ";").getBytes(StandardCharsets.US_ASCII));
-        md.update(bytes);
-      }
-      return HexFormat.of().formatHex(md.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return Sha256.ofParts(parts);
   }
 
   /** The template stored under {@code key}, from memory or from {@code directory}. */

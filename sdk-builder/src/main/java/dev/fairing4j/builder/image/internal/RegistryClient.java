@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.image.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.builder.ImageBuildException;
 import dev.fairing4j.core.ImageRef;
 import java.io.IOException;
@@ -10,10 +11,6 @@ import java.net.UnknownHostException;
 import java.net.HttpURLConnection;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -488,12 +485,7 @@ public final class RegistryClient {
 
   /** The {@code sha256:<hex>} digest of {@code content}, as registries name blobs. */
   static String sha256(byte[] content) {
-    try {
-      return "sha256:" + HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(content));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "sha256:" + Sha256.hex(content);
   }
 
   /** Forgets which scheme each registry speaks (tests start registries on reused ports). */

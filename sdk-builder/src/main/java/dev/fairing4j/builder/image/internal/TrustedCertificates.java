@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.image.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
@@ -9,14 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.MessageDigest;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -190,8 +189,7 @@ public final class TrustedCertificates {
 
   private static String fingerprint(X509Certificate certificate) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(certificate.getEncoded())).substring(0, 16);
+      return Sha256.hex(certificate.getEncoded()).substring(0, 16);
     } catch (GeneralSecurityException e) {
       throw FairingException.of("read certificate", certificate.getSubjectX500Principal()
           .getName(), e.getMessage(), "give the registry's CA certificate in PEM form", e);

@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.preprocess.internal;
 
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.builder.PrebuiltDependencies;
 import dev.fairing4j.builder.internal.CacheDirectories;
 import dev.fairing4j.core.FairingException;
@@ -13,10 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -149,7 +148,7 @@ public final class PrebuiltInstall {
    */
   static String key(Path requirements, PrebuiltDependencies how) {
     try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      MessageDigest md = Sha256.newDigest();
       List<String> parts = new ArrayList<>(List.of(VERSION, how.python().toString(),
           how.indexUrl().orElse(""), how.pythonVersion().orElse(""), how.platform().orElse("")));
       if (how.wheelhouse().isPresent()) {
@@ -160,18 +159,12 @@ public final class PrebuiltInstall {
           }
         }
       }
-      for (String part : parts) {
-        byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
-        md.update((bytes.length + ";").getBytes(StandardCharsets.US_ASCII));
-        md.update(bytes);
-      }
+      Sha256.updateParts(md, parts);
       md.update(Files.readAllBytes(requirements));
-      return HexFormat.of().formatHex(md.digest()).substring(0, 32);
+      return Sha256.hex(md).substring(0, 32);
     } catch (IOException e) {
       throw InvalidInputException.of("requirements", "cannot read " + requirements + " or the"
           + " wheelhouse: " + e.getMessage(), "check that both exist and are readable", e);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -1,10 +1,7 @@
 package dev.fairing4j.deployer.local.internal;
 
-import java.nio.charset.StandardCharsets;
+import dev.fairing4j.core.internal.Sha256;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -36,13 +33,7 @@ public final class PodmanLauncher implements ReplicaLauncher {
 
   /** A short stable id of the job in {@code jobDir}. */
   public static String jobId(Path jobDir) {
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(jobDir.toAbsolutePath()
-          .normalize().toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash, 0, 4);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JVM", e);
-    }
+    return Sha256.hex(jobDir.toAbsolutePath().normalize().toString()).substring(0, 8);
   }
 
   /** The job's id, the value of its {@link #JOB_LABEL}. */
