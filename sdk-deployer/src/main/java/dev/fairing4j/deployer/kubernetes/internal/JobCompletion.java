@@ -7,7 +7,6 @@ import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows one job until it ends, driven by a watch: list the job (by
- * {@code fieldSelector=metadata.name=...}) for a resourceVersion, then watch from there with
- * bookmarks. A stream that ends or breaks is resumed from the last resourceVersion seen; a 410
- * Gone (as a response or as an ERROR event) means that version is too old, so the job is listed
- * again. Every list is itself checked for a terminal condition, so a condition that arrived while
- * no watch was open is never missed. A restarting or busy server (429, 503, or nobody listening)
- * met by the watch or by such a list is waited out like a dropped connection: ask again after
- * {@link Timings#poll()}, until the deadline.
+ * Follows one job until it ends: on its own {@link ListWatch} (a field selector on the job's
+ * name), or on the {@link JobWatchHub shared watch} of every managed job of its kind. Every list
+ * is itself checked for a terminal condition, so a condition that arrived while no watch was open
+ * is never missed.
  *
  * <p>When the API server refuses to watch (400, 403, 405: a proxy, an RBAC role without the
  * {@code watch} verb, a test double) the wait falls back to polling the job every
@@ -33,9 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobCompletion {
   private static final Logger LOG = LoggerFactory.getLogger(JobCompletion.class);
-  /** A real API server ends a watch after this; we ask for a bound so stale streams recycle. */
-  private static final Duration SERVER_TIMEOUT = Duration.ofMinutes(5);
-  private static final Duration CALL_SLACK = Duration.ofSeconds(30);
 
   private final KubeRest rest;
   private final JobRef job;
@@ -64,66 +56,42 @@ public final class JobCompletion {
    *     API server answers with an error
    */
   public Optional<JobStatus> await(long deadlineNanos) {
-    String version = relist();
-    while (terminal == null) {
-      long left = deadlineNanos - System.nanoTime();
-      if (left <= 0) {
-        return Optional.empty();
-      }
-      Duration remaining = Duration.ofNanos(left);
-      boolean sawEvent = false;
-      try {
-        if (version == null) {
-          version = relist();
-          continue; // the list may have seen the end
-        }
-        try (WatchStream stream = rest.watch(job.resource(), job.ns(), fieldSelector(), version,
-            min(remaining, SERVER_TIMEOUT), min(remaining, SERVER_TIMEOUT.plus(CALL_SLACK)))) {
-          if (stream.code() == 410) {
-            version = null;
-            continue;
+    ListWatch.End end = new ListWatch(rest, job.resource(), job.ns(),
+        ListWatch.Selector.byName(job.name()), timings, "wait for " + job)
+        .run(deadlineNanos, new ListWatch.Handler() {
+          @Override
+          public boolean wanted() {
+            return terminal == null;
           }
-          if (refused(stream.code())) {
-            LOG.debug("Watching {} refused with {}; polling instead", job, stream.code());
-            return poll(deadlineNanos);
+
+          @Override
+          public void listed(KubeRest.Listing listing) {
+            // Every list is checked too, so an end that came while no watch was open counts.
+            observe(listing.items().stream().findFirst().orElseGet(reader::requireObject));
           }
-          if (TemporaryAnswers.temporary(stream.code())) {
-            // A restarting server: ask again after the pause below, from the same version.
-            LOG.debug("Watching {} answered {}; trying again", job, stream.code());
-          } else if (stream.code() < 200 || stream.code() >= 300) {
-            throw rest.error(Operation.onCollection("watch", job.resource(), job.ns()),
-                stream.error());
-          } else {
-            Optional<Map<String, Object>> event;
-            while (terminal == null && (event = stream.next()).isPresent()) {
-              Optional<String> next = handle(event.get());
-              if (next.isEmpty()) {
-                version = null;
-                break; // an ERROR is no progress: a server repeating it gets the pause below
-              }
-              sawEvent = true;
-              version = next.get().isEmpty() ? version : next.get();
-            }
+
+          @Override
+          public void seen(Map<String, Object> object) {
+            observe(object);
           }
-        }
-      } catch (IOException e) {
-        // A dropped connection or the call's bound: resume from the last version seen.
-        LOG.debug("Watch of {} ended: {}", job, e.toString());
-      } catch (KubernetesApiException e) {
-        // A list after a 410, or a read for an event, met by a restarting server: the version
-        // was not advanced, so the pause below and the next round pick up from there.
-        if (!TemporaryAnswers.temporary(e)) {
-          throw e;
-        }
-        LOG.debug("Listing {} failed for now: {}", job, e.getMessage());
-      }
-      if (terminal == null && !sawEvent && deadlineNanos - System.nanoTime() > 0) {
-        // A stream that ends at once (a flapping proxy) must not turn into a busy loop.
-        Timings.sleep(min(Duration.ofNanos(deadlineNanos - System.nanoTime()), timings.poll()),
-            "wait for " + job);
-      }
-    }
-    return Optional.of(terminal);
+
+          @Override
+          public void deleted(Map<String, Object> object) {
+            reader.requireObject(); // throws NOT_FOUND, unless it was recreated
+          }
+
+          @Override
+          public boolean refused(int code) {
+            LOG.debug("Watching {} refused with {}; polling instead", job, code);
+            return false;
+          }
+
+          @Override
+          public void failed(KubernetesApiException error) {
+            throw error;
+          }
+        });
+    return end == ListWatch.End.REFUSED ? poll(deadlineNanos) : Optional.ofNullable(terminal);
   }
 
   /**
@@ -234,40 +202,6 @@ public final class JobCompletion {
     return reader.status(object, pods);
   }
 
-  /**
-   * Handles one watch event; returns the resourceVersion to resume from (empty string when the
-   * event carried none), or empty when the job must be listed again.
-   */
-  private Optional<String> handle(Map<String, Object> event) {
-    String type = JsonTree.string(event, "type").orElse("");
-    Map<String, Object> object = JsonTree.map(event, "object");
-    String version = JsonTree.string(object, "metadata", "resourceVersion").orElse("");
-    switch (type) {
-      case "ADDED", "MODIFIED" -> observe(object);
-      case "BOOKMARK" -> { }
-      case "DELETED" -> reader.requireObject(); // throws NOT_FOUND, unless it was recreated
-      case "ERROR" -> {
-        // 410 Gone (version too old) or anything else the server could not continue from: a
-        // fresh list is the only safe restart point.
-        LOG.debug("Watch of {} sent an error ({}); listing again", job,
-            JsonTree.integer(object, "code").orElse(0));
-        return Optional.empty();
-      }
-      default -> LOG.debug("Ignoring watch event {} for {}", type, job);
-    }
-    return Optional.of(version);
-  }
-
-  /** Lists the job, observes it, and returns the list's resourceVersion. */
-  private String relist() {
-    KubeRest.Listing listing = rest.listing(job.resource(), job.ns(),
-        Optional.of(fieldSelector()));
-    Map<String, Object> object = listing.items().stream().findFirst()
-        .orElseGet(reader::requireObject);
-    observe(object);
-    return listing.resourceVersion();
-  }
-
   private Optional<JobStatus> poll(long deadlineNanos) {
     while (terminal == null) {
       long left = deadlineNanos - System.nanoTime();
@@ -307,14 +241,6 @@ public final class JobCompletion {
       throw FailureReport.explain(rest, job, object, status,
           pods.stream().map(JobReader.JobPod::object).toList());
     }
-  }
-
-  private String fieldSelector() {
-    return "metadata.name=" + job.name();
-  }
-
-  private static boolean refused(int code) {
-    return code == 400 || code == 403 || code == 405 || code == 501;
   }
 
   private static Duration min(Duration a, Duration b) {

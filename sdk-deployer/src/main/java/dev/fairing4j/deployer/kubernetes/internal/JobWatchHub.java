@@ -1,8 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,10 +18,9 @@ import org.slf4j.LoggerFactory;
  * One list+watch per (namespace, kind) shared by every job being waited for through one cluster
  * connection, so 200 concurrent {@code waitForCompletion} calls cost one watch, not 200.
  *
- * <p>While at least one waiter is subscribed, a daemon thread lists the kind's jobs labelled
- * {@code app.kubernetes.io/managed-by=fairing4j}, then watches from the list's resourceVersion
- * with bookmarks; a stream that ends or breaks is resumed from the last version seen, and a 410
- * Gone (response or ERROR event) leads to a fresh list. Every object seen (in a list or an event)
+ * <p>While at least one waiter is subscribed, a daemon thread lists and watches the kind's jobs
+ * labelled {@code app.kubernetes.io/managed-by=fairing4j} on the SDK's one {@link ListWatch}
+ * loop (the one a single wait uses). Every object seen (in a list or an event)
  * is handed to the waiters of that job; after each list, waiters whose job was absent are told
  * so, since it may have been deleted while no watch was open. The last state of every job seen
  * is kept while the watch runs, so a waiter that subscribes later is told at once what the watch
@@ -39,8 +36,6 @@ public final class JobWatchHub {
   private static final Logger LOG = LoggerFactory.getLogger(JobWatchHub.class);
   /** The label every job the SDK creates carries; the shared watch sees only those. */
   public static final String MANAGED_BY_SELECTOR = "app.kubernetes.io/managed-by=fairing4j";
-  private static final Duration SERVER_TIMEOUT = Duration.ofMinutes(5);
-  private static final Duration CALL_SLACK = Duration.ofSeconds(30);
 
   private final KubeRest rest;
   private final Timings timings;
@@ -198,95 +193,78 @@ public final class JobWatchHub {
     }
 
     private void run() {
-      String version = null;
+      ListWatch loop = new ListWatch(rest, key.resource(), Optional.of(key.namespace()),
+          ListWatch.Selector.byLabel(MANAGED_BY_SELECTOR), timings,
+          key.resource().plural() + " in " + key.namespace());
       while (wanted()) {
-        boolean progressed = false;
         try {
-          if (version == null) {
-            version = relist();
-            progressed = true;
-          }
-          WatchStream stream = rest.watchLabelled(key.resource(), Optional.of(key.namespace()),
-              MANAGED_BY_SELECTOR, version, SERVER_TIMEOUT, SERVER_TIMEOUT.plus(CALL_SLACK));
-          if (!opened(stream)) {
-            continue;
-          }
-          try (stream) {
-            if (stream.code() == 410) {
-              version = null;
-              continue;
+          loop.run(ListWatch.NO_DEADLINE, new ListWatch.Handler() {
+            @Override
+            public boolean wanted() {
+              return listening();
             }
-            if (refused(stream.code())) {
+
+            @Override
+            public void listed(KubeRest.Listing listing) {
+              relisted(listing);
+            }
+
+            @Override
+            public void seen(Map<String, Object> object) {
+              dispatch(name(object), new Signal.Seen(object));
+            }
+
+            @Override
+            public void deleted(Map<String, Object> object) {
+              dispatch(name(object), new Signal.Gone());
+            }
+
+            @Override
+            public boolean refused(int code) {
               LOG.debug("Watching {} in {} refused with {}", key.resource().plural(),
-                  key.namespace(), stream.code());
-              broadcast(new Signal.Refused(stream.code()));
-              pause();
-              continue;
+                  key.namespace(), code);
+              broadcast(new Signal.Refused(code));
+              return true; // a later subscriber may be allowed what this one was not
             }
-            if (TemporaryAnswers.temporary(stream.code())) {
-              // A restarting server: the waiters keep waiting, the watch asks again.
-              LOG.debug("Watching {} in {} answered {}; trying again", key.resource().plural(),
-                  key.namespace(), stream.code());
-              pause();
-              continue;
+
+            @Override
+            public void failed(KubernetesApiException error) {
+              // Each waiter would have failed on its own request the same way.
+              broadcast(new Signal.Failed(error));
             }
-            if (stream.code() < 200 || stream.code() >= 300) {
-              broadcast(new Signal.Failed(rest.error(Operation.onCollection("watch",
-                  key.resource(), Optional.of(key.namespace())), stream.error())));
-              pause();
-              continue;
+
+            @Override
+            public boolean opened(WatchStream stream) {
+              return SharedWatch.this.opened(stream);
             }
-            Optional<Map<String, Object>> event;
-            while ((event = stream.next()).isPresent()) {
-              Optional<String> next = handle(event.get());
-              if (next.isEmpty()) {
-                version = null; // 410 or another ERROR event: only a fresh list is safe
-                break;
-              }
-              progressed = true;
-              version = next.get().isEmpty() ? version : next.get();
+
+            @Override
+            public void closed() {
+              SharedWatch.this.closed();
             }
-          } finally {
-            closed();
-          }
-        } catch (IOException e) {
-          // A dropped connection, the call's bound or our own cancel: resume from the last
-          // version seen (or stop, when nobody waits any more).
-          LOG.debug("Watch of {} in {} ended: {}", key.resource().plural(), key.namespace(),
-              e.toString());
-        } catch (KubernetesApiException e) {
-          if (TemporaryAnswers.temporary(e)) {
-            // A restarting server: list again after the pause below; the waiters keep waiting.
-            LOG.debug("Listing {} in {} failed for now: {}", key.resource().plural(),
-                key.namespace(), e.getMessage());
-          } else {
-            // The list failed: each waiter would have failed on its own list the same way.
-            broadcast(new Signal.Failed(e));
-          }
-          version = null;
+          });
         } catch (RuntimeException e) {
           LOG.warn("Watch of {} in {} failed: {}", key.resource().plural(), key.namespace(),
               e.toString());
           broadcast(new Signal.Failed(e));
-          version = null;
-        }
-        if (!progressed) {
-          pause(); // a stream that ends at once (a flapping proxy) must not become a busy loop
+          pause();
         }
       }
     }
 
-    /** Lists the labelled jobs, hands each to its waiters, tells the others; the list version. */
-    private String relist() {
-      KubeRest.Listing listing = rest.listing(key.resource(), Optional.of(key.namespace()),
-          Optional.of(MANAGED_BY_SELECTOR), Optional.empty());
+    private synchronized boolean listening() {
+      return !waiters.isEmpty();
+    }
+
+    /** Hands every listed job to its waiters and tells the others their job is absent. */
+    private void relisted(KubeRest.Listing listing) {
       Set<String> present = new HashSet<>();
       synchronized (this) {
         lastSeen.clear();
         listed = false;
       }
       for (Map<String, Object> object : listing.items()) {
-        String name = JsonTree.string(object, "metadata", "name").orElse("");
+        String name = name(object);
         present.add(name);
         dispatch(name, new Signal.Seen(object));
       }
@@ -297,28 +275,6 @@ public final class JobWatchHub {
         listed = true;
       }
       absent.forEach(name -> dispatch(name, new Signal.Gone()));
-      return listing.resourceVersion();
-    }
-
-    /** Handles one event; the version to resume from ("" for none), empty to list again. */
-    private Optional<String> handle(Map<String, Object> event) {
-      String type = JsonTree.string(event, "type").orElse("");
-      Map<String, Object> object = JsonTree.map(event, "object");
-      String version = JsonTree.string(object, "metadata", "resourceVersion").orElse("");
-      String name = JsonTree.string(object, "metadata", "name").orElse("");
-      switch (type) {
-        case "ADDED", "MODIFIED" -> dispatch(name, new Signal.Seen(object));
-        case "DELETED" -> dispatch(name, new Signal.Gone());
-        case "BOOKMARK" -> { }
-        case "ERROR" -> {
-          LOG.debug("Watch of {} in {} sent an error ({}); listing again",
-              key.resource().plural(), key.namespace(),
-              JsonTree.integer(object, "code").orElse(0));
-          return Optional.empty();
-        }
-        default -> LOG.debug("Ignoring watch event {}", type);
-      }
-      return Optional.of(version);
     }
 
     private void dispatch(String name, Signal signal) {
@@ -355,7 +311,7 @@ public final class JobWatchHub {
     }
   }
 
-  private static boolean refused(int code) {
-    return code == 400 || code == 403 || code == 405 || code == 501;
+  private static String name(Map<String, Object> object) {
+    return JsonTree.string(object, "metadata", "name").orElse("");
   }
 }
