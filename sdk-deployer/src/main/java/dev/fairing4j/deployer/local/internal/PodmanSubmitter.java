@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal;
 
+import dev.fairing4j.core.ImageRef;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.BuildContext;
@@ -142,7 +143,7 @@ public final class PodmanSubmitter {
             "add .builder(Builders.jib(\"<base image>\").pushTo(\"<registry>/<repository>\"))"
                 + " to the pipeline");
       }
-      images.add(ImageNames.qualified(image));
+      images.add(ImageRef.parse(image).toString());
     }
     return images;
   }
@@ -179,7 +180,7 @@ public final class PodmanSubmitter {
         throw new IllegalStateException("a list of strings is always JSON", e);
       }
     }
-    run.add(ImageNames.qualified(container.image()));
+    run.add(ImageRef.parse(container.image()).toString());
     run.addAll(args);
     return run;
   }

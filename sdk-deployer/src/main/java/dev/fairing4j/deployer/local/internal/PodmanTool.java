@@ -1,6 +1,8 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -141,14 +143,14 @@ public final class PodmanTool {
    */
   public void pull(String image) {
     List<String> args = new ArrayList<>(List.of("pull", "--quiet"));
-    if (ImageNames.isLoopback(image)) {
+    if (loopback(image)) {
       args.add("--tls-verify=false");
     }
     args.add(image);
     Result result = call(args, Duration.ofMinutes(30));
     if (result.code() != 0) {
       throw LocalException.exited("pull image with podman", image, result.code(),
-          result.output(), ImageNames.isLoopback(image) ? "check that the registry still runs"
+          result.output(), loopback(image) ? "check that the registry still runs"
               : "check the image name and that podman can log in to its registry"
                   + " (podman login)");
     }
@@ -223,5 +225,13 @@ public final class PodmanTool {
   @Override
   public String toString() {
     return binary + " (CONTAINERS_CONF=" + conf + ")";
+  }
+
+  private static boolean loopback(String image) {
+    try {
+      return ImageRef.parse(image).isLoopback();
+    } catch (InvalidInputException e) {
+      return false; // podman's own message on the pull names what is wrong with it
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal;
 
+import dev.fairing4j.core.ImageRef;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -99,16 +100,17 @@ class PodmanCommandTest {
 
   @Test
   void imagesAreQualifiedAndOnlyLoopbackRegistriesArePlainHttp() {
-    assertThat(ImageNames.qualified("python:3.11")).isEqualTo("docker.io/library/python:3.11");
-    assertThat(ImageNames.qualified("team/app:1")).isEqualTo("docker.io/team/app:1");
-    assertThat(ImageNames.qualified(IMAGE)).isEqualTo(IMAGE);
-    assertThat(ImageNames.qualified("ghcr.io/o/app")).isEqualTo("ghcr.io/o/app");
-    assertThat(ImageNames.isLoopback(IMAGE)).isTrue();
-    assertThat(ImageNames.isLoopback("localhost:5000/app")).isTrue();
-    assertThat(ImageNames.isLoopback("[::1]:5000/app")).isTrue();
-    assertThat(ImageNames.isLoopback("registry.example.com/app")).isFalse();
-    assertThat(ImageNames.isLoopback("127.0.0.1.nip.io/app")).isFalse();
-    assertThat(ImageNames.isLoopback("python:3.11")).isFalse();
+    assertThat(ImageRef.parse("python:3.11").toString())
+        .isEqualTo("docker.io/library/python:3.11");
+    assertThat(ImageRef.parse("team/app:1").toString()).isEqualTo("docker.io/team/app:1");
+    assertThat(ImageRef.parse(IMAGE).toString()).isEqualTo(IMAGE);
+    assertThat(ImageRef.parse("ghcr.io/o/app").toString()).isEqualTo("ghcr.io/o/app:latest");
+    assertThat(ImageRef.parse(IMAGE).isLoopback()).isTrue();
+    assertThat(ImageRef.parse("localhost:5000/app").isLoopback()).isTrue();
+    assertThat(ImageRef.parse("[::1]:5000/app").isLoopback()).isTrue();
+    assertThat(ImageRef.parse("registry.example.com/app").isLoopback()).isFalse();
+    assertThat(ImageRef.parse("127.0.0.1.nip.io/app").isLoopback()).isFalse();
+    assertThat(ImageRef.parse("python:3.11").isLoopback()).isFalse();
   }
 
   private PodmanTool tool() throws IOException {
