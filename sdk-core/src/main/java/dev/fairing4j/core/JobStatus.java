@@ -172,13 +172,27 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
   /** One line: kind, name, phase, deciding reason and replica counts; no pods or warnings. */
   @Override
   public String toString() {
+    // Counts are labelled ("Master: 1 succeeded"), not a bare triple a reader must decode.
     String replicas = replicaStatuses.entrySet().stream()
-        .map(e -> e.getKey() + "(" + e.getValue().active() + "/" + e.getValue().succeeded() + "/"
-            + e.getValue().failed() + ")")
-        .collect(Collectors.joining(" "));
+        .map(e -> e.getKey() + ": " + counts(e.getValue()))
+        .collect(Collectors.joining("; "));
     return kind + " " + name + " " + phase()
         + decidingCondition().map(c -> c.reason().isEmpty() ? "" : " (" + c.reason() + ")")
             .orElse("")
-        + (replicas.isEmpty() ? "" : " " + replicas);
+        + (replicas.isEmpty() ? "" : ", " + replicas);
+  }
+
+  private static String counts(ReplicaStatus counts) {
+    List<String> parts = new java.util.ArrayList<>();
+    if (counts.active() > 0) {
+      parts.add(counts.active() + " active");
+    }
+    if (counts.succeeded() > 0) {
+      parts.add(counts.succeeded() + " succeeded");
+    }
+    if (counts.failed() > 0) {
+      parts.add(counts.failed() + " failed");
+    }
+    return parts.isEmpty() ? "none yet" : String.join(", ", parts);
   }
 }

@@ -39,6 +39,21 @@ class JobStatusTableTest {
   }
 
   @Test
+  void theOneLinerLabelsReplicaCountsInsteadOfABareTriple() {
+    assertThat(status.toString()).isEqualTo("PyTorchJob mnist Succeeded (PyTorchJobSucceeded),"
+        + " Master: 1 succeeded; Worker: 1 succeeded");
+    JobStatus starting = new JobStatus("mnist", "PyTorchJob", List.of(),
+        Map.of("Master", new ReplicaStatus(1, 0, 0), "Worker", new ReplicaStatus(1, 2, 1)),
+        Optional.empty(), Optional.empty(), List.of());
+    assertThat(starting.toString()).endsWith(
+        "Master: 1 active; Worker: 1 active, 2 succeeded, 1 failed");
+    JobStatus none = new JobStatus("mnist", "PyTorchJob", List.of(),
+        Map.of("Worker", new ReplicaStatus(0, 0, 0)), Optional.empty(), Optional.empty(),
+        List.of());
+    assertThat(none.toString()).endsWith("Worker: none yet");
+  }
+
+  @Test
   void htmlEscapesCellsForNotebooks() {
     assertThat(status.toHtml()).startsWith("<table><thead><tr><th>JOB</th>")
         .contains("<td>done &lt;ok&gt;</td>")
