@@ -6,7 +6,7 @@ import dev.fairing4j.core.FairingException;
  * A failure of the local cluster that came from a process it ran (pip, bwrap): carries the exit
  * code besides what failed and the hint.
  */
-public final class LocalException extends FairingException {
+final class LocalException extends FairingException {
   private static final long serialVersionUID = 1L;
 
   private LocalException(String what, String subject, String message, String hint,
@@ -15,7 +15,7 @@ public final class LocalException extends FairingException {
   }
 
   /** A process run for {@code what} on {@code subject} exited with {@code exitCode}. */
-  public static LocalException exited(String what, String subject, int exitCode, String message,
+  static LocalException exited(String what, String subject, int exitCode, String message,
       String hint) {
     return new LocalException(what, subject, message, hint, exitCode, null);
   }
