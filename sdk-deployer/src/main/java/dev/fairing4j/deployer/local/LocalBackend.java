@@ -7,6 +7,7 @@ import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.LocalSubmitter;
@@ -45,6 +46,12 @@ final class LocalBackend implements ClusterBackend, JobDirectory.Provider {
   @Override
   public JobDirectory jobDirectory() {
     return new LocalJobDirectory(jobs(), settings.stateDir());
+  }
+
+  /** This machine has no runtime objects: it runs only the runtimes it knows by heart. */
+  @Override
+  public void checkTrainerRuntime(String kind, String name) {
+    LocalRuntimes.require(kind, name);
   }
 
   /** True: the local cluster runs the build context itself, so a pipeline builds no image. */

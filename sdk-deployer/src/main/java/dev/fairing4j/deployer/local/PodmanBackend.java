@@ -6,6 +6,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
 import java.util.Objects;
@@ -33,6 +34,12 @@ final class PodmanBackend implements ClusterBackend {
     Objects.requireNonNull(context, "context");
     return PodmanSubmitter.submit(settings, job, context,
         options == null ? SubmitOptions.DEFAULT : options, progress);
+  }
+
+  /** This machine has no runtime objects: it runs only the runtimes it knows by heart. */
+  @Override
+  public void checkTrainerRuntime(String kind, String name) {
+    LocalRuntimes.require(kind, name);
   }
 
   /** False: podman runs the image the pipeline builds. */
