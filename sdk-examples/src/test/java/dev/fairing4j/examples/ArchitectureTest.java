@@ -3,7 +3,7 @@ package dev.fairing4j.examples;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -13,9 +13,11 @@ import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.fairing4j.examples.archfixture.Leaky;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -37,7 +39,7 @@ class ArchitectureTest {
       .importPackages("dev.fairing4j.core", "dev.fairing4j.builder", "dev.fairing4j.deployer");
 
   // The reactor puts sibling modules' test classes (and sdk-core's test-jar) on this class path.
-  private static boolean isMainClass(com.tngtech.archunit.core.importer.Location location) {
+  private static boolean isMainClass(Location location) {
     return ImportOption.Predefined.DO_NOT_INCLUDE_TESTS.includes(location)
         && !location.contains("-tests.jar") && !location.contains("/test-classes/");
   }
@@ -45,9 +47,9 @@ class ArchitectureTest {
   @Test
   void sdkClassesAreImported() {
     // Guards the rules below against passing vacuously on an empty import.
-    org.assertj.core.api.Assertions.assertThat(SDK.stream().map(JavaClass::getPackageName)
+    assertThat(SDK.stream().map(JavaClass::getPackageName)
         .filter(p -> p.startsWith("dev.fairing4j.deployer")).count()).isGreaterThan(100);
-    org.assertj.core.api.Assertions.assertThat(SDK.containPackage("dev.fairing4j.core.testing"))
+    assertThat(SDK.containPackage("dev.fairing4j.core.testing"))
         .isFalse();
   }
 
@@ -56,6 +58,22 @@ class ArchitectureTest {
     classes().that().arePublic().and().resideOutsideOfPackage("..internal..")
         .should(exposeNoInternalType())
         .check(SDK);
+  }
+
+  @Test
+  void theSurfaceRuleSeesInternalTypesInHeadersFieldsConstructorsAndGenericArguments() {
+    JavaClasses fixture = new ClassFileImporter()
+        .importPackages("dev.fairing4j.examples.archfixture");
+    ConditionEvents events = ConditionEvents.Factory.create();
+    exposeNoInternalType().check(fixture.get(Leaky.class), events);
+    assertThat(events.getViolating()).flatMap(e -> e.getDescriptionLines())
+        .hasSize(5)
+        .anyMatch(l -> l.contains("implements"))
+        .anyMatch(l -> l.contains("field field"))
+        .anyMatch(l -> l.contains("<init>(..) takes"))
+        .anyMatch(l -> l.contains("get(..) returns"))
+        .anyMatch(l -> l.contains("take(..) takes"))
+        .noneMatch(l -> l.contains("quiet"));
   }
 
   @Test
@@ -94,7 +112,7 @@ class ArchitectureTest {
         crossing.add(packages + ": " + cycle);
       }
     }
-    org.assertj.core.api.Assertions.assertThat(crossing).isEmpty();
+    assertThat(crossing).isEmpty();
   }
 
   /**
