@@ -4,7 +4,9 @@ import dev.fairing4j.core.FairingException;
 
 /**
  * A failure of the local cluster that came from a process it ran (pip, bwrap): carries the exit
- * code besides what failed and the hint.
+ * code besides what failed and the hint. Package-private: callers catch it as the
+ * {@link FairingException} it is and read {@link FairingException#exitCode()}, so no user code
+ * names a class of an internal package.
  */
 final class LocalException extends FairingException {
   private static final long serialVersionUID = 1L;
