@@ -4,6 +4,7 @@ import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.deployer.internal.ClusterBackend;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.JobRendering;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -231,10 +232,8 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    */
   @Override
   public final boolean needsImage() {
-    return options.cluster()
-        .map(cluster -> !(cluster instanceof ClusterBackend backend
-            && backend.runsContextDirectly()))
-        .orElse(true);
+    return !options.cluster().flatMap(ClusterBackends::of)
+        .map(ClusterBackend::runsContextDirectly).orElse(false);
   }
 
   /** The kind's name for messages, e.g. {@code PyTorchJob}. */

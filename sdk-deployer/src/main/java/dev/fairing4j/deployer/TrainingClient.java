@@ -6,6 +6,7 @@ import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
@@ -33,10 +34,12 @@ public final class TrainingClient {
 
   private final JobDirectory directory;
   private final String namespace;
+  private final String cluster;
 
-  private TrainingClient(JobDirectory directory, String namespace) {
+  private TrainingClient(JobDirectory directory, String namespace, String cluster) {
     this.directory = directory;
     this.namespace = namespace;
+    this.cluster = cluster;
   }
 
   /**
@@ -47,18 +50,17 @@ public final class TrainingClient {
    */
   public static TrainingClient connect(Cluster cluster) {
     Objects.requireNonNull(cluster, "cluster");
-    if (!(cluster instanceof JobDirectory.Provider provider)) {
+    if (!(ClusterBackends.of(cluster).orElse(null) instanceof JobDirectory.Provider provider)) {
       throw InvalidInputException.of("cluster", cluster.describe() + " cannot list its jobs",
           "connect to Clusters.kubernetes()");
     }
-    JobDirectory directory = provider.jobDirectory();
-    return new TrainingClient(directory, null);
+    return new TrainingClient(provider.jobDirectory(), null, cluster.describe());
   }
 
   /** The same client in {@code namespace}, sharing this one's connection. */
   public TrainingClient inNamespace(String namespace) {
     Validators.requireText("namespace", namespace);
-    return new TrainingClient(directory, namespace.trim());
+    return new TrainingClient(directory, namespace.trim(), cluster);
   }
 
   /** The namespace the verbs act in. */
@@ -117,6 +119,6 @@ public final class TrainingClient {
 
   @Override
   public String toString() {
-    return "TrainingClient(" + directory + ", namespace=" + namespace() + ")";
+    return "TrainingClient(" + cluster + ", namespace=" + namespace() + ")";
   }
 }

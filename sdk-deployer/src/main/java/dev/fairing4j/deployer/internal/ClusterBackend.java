@@ -54,4 +54,14 @@ public interface ClusterBackend {
   default void checkTarget() {
     checkConfiguration();
   }
+
+  /**
+   * Checks, before any build, that this cluster can run a TrainJob on the Trainer runtime
+   * {@code name} of {@code kind} (e.g. {@code ClusterTrainingRuntime torch-distributed}). The
+   * default leaves it to the cluster's Trainer at submission; a cluster that stands in for the
+   * Trainer itself (the local ones) knows its runtimes and refuses others here.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming {@code runtime} and the fix
+   */
+  default void checkTrainerRuntime(String kind, String name) {}
 }

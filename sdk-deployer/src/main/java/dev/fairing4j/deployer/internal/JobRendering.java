@@ -43,8 +43,8 @@ public final class JobRendering {
     build(options, kind, context, VALIDATION_IMAGE, name);
     // last, so that a job's own mistakes are reported first; before the build, so that a broken
     // kubeconfig does not cost a whole image push first
-    options.cluster().filter(ClusterBackend.class::isInstance)
-        .ifPresent(cluster -> ((ClusterBackend) cluster).checkConfiguration());
+    options.cluster().flatMap(ClusterBackends::of)
+        .ifPresent(ClusterBackend::checkConfiguration);
   }
 
   /**
@@ -111,12 +111,9 @@ public final class JobRendering {
     Cluster cluster = options.cluster().orElseThrow(() -> InvalidInputException.of("cluster",
         "is not set, so " + kind + " " + options.name() + " has nowhere to run",
         "add .on(Clusters.kubernetes()) or .on(Clusters.local()) to the deployer"));
-    if (!(cluster instanceof ClusterBackend backend)) {
-      throw InvalidInputException.of("cluster", cluster.describe()
-          + " is not a cluster fairing4j can submit to",
-          "use a cluster from Clusters, e.g. .on(Clusters.kubernetes())");
-    }
-    return backend;
+    return ClusterBackends.of(cluster).orElseThrow(() -> InvalidInputException.of("cluster",
+        cluster.describe() + " is not a cluster fairing4j can submit to",
+        "use a cluster from Clusters, e.g. .on(Clusters.kubernetes())"));
   }
 
   // The deployer's namespace wins; unset, the cluster's (a kubeconfig context's) applies.
@@ -125,8 +122,8 @@ public final class JobRendering {
       return options;
     }
     return options.cluster()
-        .filter(ClusterBackend.class::isInstance)
-        .flatMap(cluster -> ((ClusterBackend) cluster).jobNamespace())
+        .flatMap(ClusterBackends::of)
+        .flatMap(ClusterBackend::jobNamespace)
         .map(options::withNamespace)
         .orElse(options);
   }
@@ -137,8 +134,8 @@ public final class JobRendering {
   }
 
   private static String placeholder(JobOptions options, BuildContext context) {
-    boolean direct = options.cluster().map(cluster -> cluster instanceof ClusterBackend backend
-        && backend.runsContextDirectly()).orElse(false);
+    boolean direct = options.cluster().flatMap(ClusterBackends::of)
+        .map(ClusterBackend::runsContextDirectly).orElse(false);
     if (!direct) {
       throw InvalidInputException.of("builder", "no image was given for " + options.name()
           + ", and its cluster runs images",

@@ -48,13 +48,15 @@ final class KubernetesJobDirectory implements JobDirectory {
   private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
   private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
 
-  private final KubernetesCluster cluster;
+  private final Supplier<String> defaultNamespace;
+  private final String cluster;
   private final Supplier<KubeRest> rest;
   private final Supplier<JobWatchHub> watches;
   private final Timings timings;
 
-  KubernetesJobDirectory(KubernetesCluster cluster, Supplier<KubeRest> rest,
-      Supplier<JobWatchHub> watches, Timings timings) {
+  KubernetesJobDirectory(Supplier<String> defaultNamespace, String cluster,
+      Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, Timings timings) {
+    this.defaultNamespace = defaultNamespace;
     this.cluster = cluster;
     this.rest = rest;
     this.watches = watches;
@@ -74,7 +76,7 @@ final class KubernetesJobDirectory implements JobDirectory {
 
   @Override
   public String defaultNamespace() {
-    return cluster.defaultNamespace();
+    return defaultNamespace.get();
   }
 
   @Override
@@ -288,6 +290,6 @@ final class KubernetesJobDirectory implements JobDirectory {
 
   @Override
   public String toString() {
-    return cluster.describe();
+    return cluster;
   }
 }

@@ -46,7 +46,12 @@ import org.slf4j.LoggerFactory;
  * one list+watch per namespace and kind, however many jobs are being waited for.
  * {@link #logs()} follows live log streams.
  */
-public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
+public final class KubernetesTrainingJob implements TrainingJob {
+  static {
+    // TensorBoard adds companions through OwnedObjects.of(job); ClusterBackends says why so.
+    OwnedObjects.register(KubernetesTrainingJob.class, job -> job::createOwned);
+  }
+
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesTrainingJob.class);
 
   private final Supplier<KubeRest> rest;
@@ -241,8 +246,7 @@ public final class KubernetesTrainingJob implements TrainingJob, OwnedObjects {
    * Creates {@code objects} owned by this job (ownerReference with its uid, blockOwnerDeletion),
    * so a Foreground {@link #delete()} removes them first; an object that exists is kept.
    */
-  @Override
-  public List<Map<String, Object>> createOwned(List<Map<String, Object>> objects) {
+  List<Map<String, Object>> createOwned(List<Map<String, Object>> objects) {
     KubeRest client = rest.get();
     Map<String, Object> owner = new JobReader(client, job).requireObject();
     Map<String, Object> reference = new LinkedHashMap<>();

@@ -5,14 +5,11 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.Cluster;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.JobDirectory;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
-import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
-import dev.fairing4j.deployer.local.internal.LocalSubmitter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -59,11 +56,19 @@ import java.util.Optional;
  * Cluster local = LocalCluster.create().volume("traindb-models-claim", Path.of("models"));
  * }</pre>
  */
-public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory.Provider {
+public final class LocalCluster implements Cluster {
+  static {
+    // The deployers reach the backend through ClusterBackends, which says why.
+    ClusterBackends.register(LocalCluster.class, cluster -> cluster.backend);
+  }
+
   private final LocalSettings settings;
+  // Not part of the value: runs jobs and lists them, from the settings alone.
+  private final LocalBackend backend;
 
   private LocalCluster(LocalSettings settings) {
     this.settings = settings;
+    this.backend = new LocalBackend(settings);
   }
 
   /**
@@ -170,32 +175,10 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
     return jobs().attach(namespace, name);
   }
 
-  /**
-   * Runs {@code job} on this machine. Called by deployers; users call
-   * {@code Fairing.pipeline()...run()}.
-   */
-  @Override
-  public TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+  /** Submits through the backend; the package's tests submit rendered jobs directly. */
+  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
       ProgressListener progress) {
-    Objects.requireNonNull(job, "job");
-    Objects.requireNonNull(context, "context");
-    return LocalSubmitter.submit(settings, job, context,
-        options == null ? SubmitOptions.DEFAULT : options, progress);
-  }
-
-  /**
-   * The local jobs for {@link dev.fairing4j.deployer.TrainingClient}, read from the state directory
-   * (so another JVM's client sees them too).
-   */
-  @Override
-  public JobDirectory jobDirectory() {
-    return new LocalJobDirectory(this);
-  }
-
-  /** True: the local cluster runs the build context itself, so a pipeline builds no image. */
-  @Override
-  public boolean runsContextDirectly() {
-    return true;
+    return backend.submit(job, context, options, progress);
   }
 
   @Override
@@ -209,7 +192,7 @@ public final class LocalCluster implements Cluster, ClusterBackend, JobDirectory
   }
 
   private RecordedJobs jobs() {
-    return new RecordedJobs(stateDir(), settings.killOnTimeout());
+    return backend.jobs();
   }
 
   private LocalCluster with(LocalSettings newSettings) {

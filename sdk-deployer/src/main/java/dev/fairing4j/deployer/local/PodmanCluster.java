@@ -5,13 +5,12 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.Cluster;
-import dev.fairing4j.deployer.internal.ClusterBackend;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSettings;
-import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -49,11 +48,19 @@ import java.util.Optional;
  * Cluster podman = Clusters.podman().volume("traindb-models-claim", Path.of("models"));
  * }</pre>
  */
-public final class PodmanCluster implements Cluster, ClusterBackend {
+public final class PodmanCluster implements Cluster {
+  static {
+    // The deployers reach the backend through ClusterBackends, which says why.
+    ClusterBackends.register(PodmanCluster.class, cluster -> cluster.backend);
+  }
+
   private final PodmanSettings settings;
+  // Not part of the value: runs jobs' images, from the settings alone.
+  private final PodmanBackend backend;
 
   private PodmanCluster(PodmanSettings settings) {
     this.settings = settings;
+    this.backend = new PodmanBackend(settings);
   }
 
   /**
@@ -146,23 +153,10 @@ public final class PodmanCluster implements Cluster, ClusterBackend {
     return jobs().attach(namespace, name);
   }
 
-  /**
-   * Runs {@code job}'s image with podman. Called by deployers; users call
-   * {@code Fairing.pipeline()...run()}.
-   */
-  @Override
-  public TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+  /** Submits through the backend; the package's tests submit rendered jobs directly. */
+  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
       ProgressListener progress) {
-    Objects.requireNonNull(job, "job");
-    Objects.requireNonNull(context, "context");
-    return PodmanSubmitter.submit(settings, job, context,
-        options == null ? SubmitOptions.DEFAULT : options, progress);
-  }
-
-  /** False: podman runs the image the pipeline builds. */
-  @Override
-  public boolean runsContextDirectly() {
-    return false;
+    return backend.submit(job, context, options, progress);
   }
 
   @Override

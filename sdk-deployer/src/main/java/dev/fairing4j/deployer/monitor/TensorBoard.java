@@ -123,10 +123,9 @@ public final class TensorBoard {
    */
   public TensorBoardInstance start() {
     List<Map<String, Object>> objects = manifests();
-    if (!(job instanceof OwnedObjects owned)) {
-      throw InvalidInputException.of("job", job.kind() + " " + job.name()
-          + " does not run on a Kubernetes cluster", "TensorBoard needs a job on a cluster");
-    }
+    OwnedObjects owned = OwnedObjects.of(job).orElseThrow(() -> InvalidInputException.of("job",
+        job.kind() + " " + job.name() + " does not run on a Kubernetes cluster",
+        "TensorBoard needs a job on a cluster"));
     owned.createOwned(objects);
     return new TensorBoardInstance(objectName(), job.namespace(), logDirInContainer(),
         "kubectl port-forward -n " + job.namespace() + " svc/" + objectName() + " " + PORT + ":"

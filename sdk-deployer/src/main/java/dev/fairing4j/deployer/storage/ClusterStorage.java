@@ -5,6 +5,7 @@ import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.internal.ClusterBackend;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.StorageBackend;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,8 +39,8 @@ public final class ClusterStorage {
    * else {@code default}.
    */
   public String namespace() {
-    return namespace.or(() -> cluster instanceof ClusterBackend backend ? backend.jobNamespace()
-        : Optional.empty()).orElse(JobOptions.DEFAULT_NAMESPACE);
+    return namespace.or(() -> ClusterBackends.of(cluster).flatMap(ClusterBackend::jobNamespace))
+        .orElse(JobOptions.DEFAULT_NAMESPACE);
   }
 
   /**
@@ -64,7 +65,7 @@ public final class ClusterStorage {
           "pass the volumes and claims to create, e.g. ensure(volume, claim)");
     }
     Arrays.stream(objects).forEach(o -> Objects.requireNonNull(o, "storage object"));
-    if (!(cluster instanceof StorageBackend backend)) {
+    if (!(ClusterBackends.of(cluster).orElse(null) instanceof StorageBackend backend)) {
       throw InvalidInputException.of("cluster", cluster.describe() + " cannot hold"
           + " PersistentVolumes", "use Clusters.kubernetes()");
     }

@@ -6,7 +6,6 @@ import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.local.LocalCluster;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobGpus;
 import dev.fairing4j.deployer.monitor.JobList;
@@ -14,6 +13,7 @@ import dev.fairing4j.deployer.monitor.JobSummary;
 import dev.fairing4j.deployer.monitor.NodeGpus;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +25,13 @@ import java.util.Optional;
  * machine is the only node; its GPUs are the ones the local cluster schedules against.
  */
 public final class LocalJobDirectory implements JobDirectory {
-  private final LocalCluster cluster;
+  private final RecordedJobs cluster;
+  private final Path stateDir;
 
-  /** The jobs recorded by {@code cluster}'s state directory. */
-  public LocalJobDirectory(LocalCluster cluster) {
-    this.cluster = cluster;
+  /** The jobs {@code recorded} in {@code stateDir}. */
+  public LocalJobDirectory(RecordedJobs recorded, Path stateDir) {
+    this.cluster = recorded;
+    this.stateDir = stateDir;
   }
 
   @Override
@@ -62,7 +64,7 @@ public final class LocalJobDirectory implements JobDirectory {
   @Override
   public TopJobs topJobs(String namespace) {
     List<JobGpus> jobs = new ArrayList<>();
-    StateStore store = new StateStore(cluster.stateDir());
+    StateStore store = new StateStore(stateDir);
     for (TrainingJob job : cluster.list(namespace)) {
       JobStatus status = job.status();
       Optional<JobPlan> plan = store.read(store.jobDir(namespace, job.name()))

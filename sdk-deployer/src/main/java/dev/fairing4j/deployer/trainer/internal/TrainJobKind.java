@@ -5,14 +5,12 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.RestartPolicy;
+import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.Names;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
-import dev.fairing4j.deployer.local.LocalCluster;
-import dev.fairing4j.deployer.local.PodmanCluster;
-import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.trainer.Initializer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import java.util.ArrayList;
@@ -131,9 +129,8 @@ public final class TrainJobKind implements JobKind {
 
   // This machine knows no runtime objects: an unknown runtime fails before any build.
   private void checkCluster(Cluster cluster) {
-    if (cluster instanceof LocalCluster || cluster instanceof PodmanCluster) {
-      LocalRuntimes.require(settings.runtimeKind(), settings.runtime());
-    }
+    ClusterBackends.of(cluster).ifPresent(backend -> backend.checkTrainerRuntime(
+        settings.runtimeKind(), settings.runtime()));
   }
 
   @Override

@@ -1,0 +1,166 @@
+package dev.fairing4j.examples;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import dev.fairing4j.examples.archfixture.Leaky;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The SDK's shape, checked on its compiled main classes (sdk-core, sdk-builder, sdk-deployer; not
+ * tests, fixtures or these examples): this module sees all three, so the rules live here.
+ *
+ * <p>Why: the design promises users one clean public surface, with implementation detail in
+ * {@code ..internal..} packages that may change in any release, and a one-way flow of data from
+ * builder to deployer through core's vocabulary. Both erode one convenient {@code public} at a
+ * time, and a reviewer does not see a leaked type in a diff; these rules do.
+ */
+class ArchitectureTest {
+  private static final JavaClasses SDK = new ClassFileImporter()
+      .withImportOption(ArchitectureTest::isMainClass)
+      .importPackages("dev.fairing4j.core", "dev.fairing4j.builder", "dev.fairing4j.deployer");
+
+  // The reactor puts sibling modules' test classes (and sdk-core's test-jar) on this class path.
+  private static boolean isMainClass(Location location) {
+    return ImportOption.Predefined.DO_NOT_INCLUDE_TESTS.includes(location)
+        && !location.contains("-tests.jar") && !location.contains("/test-classes/");
+  }
+
+  @Test
+  void sdkClassesAreImported() {
+    // Guards the rules below against passing vacuously on an empty import.
+    assertThat(SDK.stream().map(JavaClass::getPackageName)
+        .filter(p -> p.startsWith("dev.fairing4j.deployer")).count()).isGreaterThan(100);
+    assertThat(SDK.containPackage("dev.fairing4j.core.testing"))
+        .isFalse();
+  }
+
+  @Test
+  void publicSignaturesOutsideInternalPackagesNameNoInternalType() {
+    classes().that().arePublic().and().resideOutsideOfPackage("..internal..")
+        .should(exposeNoInternalType())
+        .check(SDK);
+  }
+
+  @Test
+  void theSurfaceRuleSeesInternalTypesInHeadersFieldsConstructorsAndGenericArguments() {
+    JavaClasses fixture = new ClassFileImporter()
+        .importPackages("dev.fairing4j.examples.archfixture");
+    ConditionEvents events = ConditionEvents.Factory.create();
+    exposeNoInternalType().check(fixture.get(Leaky.class), events);
+    assertThat(events.getViolating()).flatMap(e -> e.getDescriptionLines())
+        .hasSize(5)
+        .anyMatch(l -> l.contains("implements"))
+        .anyMatch(l -> l.contains("field field"))
+        .anyMatch(l -> l.contains("<init>(..) takes"))
+        .anyMatch(l -> l.contains("get(..) returns"))
+        .anyMatch(l -> l.contains("take(..) takes"))
+        .noneMatch(l -> l.contains("quiet"));
+  }
+
+  @Test
+  void builderAndDeployerDependOnlyOnCoreAmongSdkModules() {
+    classes().that().resideInAPackage("dev.fairing4j.builder..")
+        .should().onlyDependOnClassesThat(resideOutsideOfPackage("dev.fairing4j..")
+            .or(resideInAnyPackage("dev.fairing4j.core..", "dev.fairing4j.builder..")))
+        .check(SDK);
+    classes().that().resideInAPackage("dev.fairing4j.deployer..")
+        .should().onlyDependOnClassesThat(resideOutsideOfPackage("dev.fairing4j..")
+            .or(resideInAnyPackage("dev.fairing4j.core..", "dev.fairing4j.deployer..")))
+        .check(SDK);
+  }
+
+  @Test
+  void coreDependsOnNoOtherSdkModule() {
+    classes().that().resideInAPackage("dev.fairing4j.core..")
+        .should().onlyDependOnClassesThat(resideOutsideOfPackage("dev.fairing4j..")
+            .or(resideInAnyPackage("dev.fairing4j.core..")))
+        .check(SDK);
+  }
+
+  @Test
+  void noDependencyCycleOfClassesCrossesAPackageBoundary() {
+    // Package-level cycles are the design here: a package calls its ..internal.. package, whose
+    // classes use the package's public values and exceptions, and the deployer's root package is
+    // both the front door (Deployers, Clusters) and the vocabulary (Cluster, JobOptions) its
+    // sub-packages speak. What must not happen is a loop of classes through such a boundary,
+    // e.g. LocalCluster -> LocalJobDirectory (local.internal) -> LocalCluster: then neither side
+    // can change or be understood alone. Nested classes count as their top-level class.
+    List<String> crossing = new ArrayList<>();
+    for (Set<String> cycle : ClassCycles.of(SDK)) {
+      Set<String> packages = new TreeSet<>();
+      cycle.forEach(c -> packages.add(c.substring(0, c.lastIndexOf('.'))));
+      if (packages.size() > 1) {
+        crossing.add(packages + ": " + cycle);
+      }
+    }
+    assertThat(crossing).isEmpty();
+  }
+
+  /**
+   * Public or protected members and the class header (superclass, interfaces, type parameters)
+   * of a public class name no {@code ..internal..} type, generic type arguments included.
+   */
+  private static ArchCondition<JavaClass> exposeNoInternalType() {
+    return new ArchCondition<>("expose no type of an ..internal.. package") {
+      @Override
+      public void check(JavaClass type, ConditionEvents events) {
+        List<String> leaks = new ArrayList<>();
+        type.getSuperclass().ifPresent(s -> note(leaks, "extends", s));
+        type.getInterfaces().forEach(i -> note(leaks, "implements", i));
+        type.getTypeParameters().forEach(p -> p.getBounds()
+            .forEach(b -> note(leaks, "type parameter " + p.getName(), b)));
+        for (JavaField field : type.getFields()) {
+          if (visible(field.getModifiers())) {
+            note(leaks, "field " + field.getName(), field.getType());
+          }
+        }
+        for (JavaCodeUnit unit : type.getCodeUnits()) {
+          if (!visible(unit.getModifiers()) || unit.getName().equals("<clinit>")) {
+            continue;
+          }
+          String where = unit.getName() + "(..)";
+          note(leaks, where + " returns", unit.getReturnType());
+          unit.getParameterTypes().forEach(p -> note(leaks, where + " takes", p));
+          unit.getTypeParameters().forEach(p -> p.getBounds()
+              .forEach(b -> note(leaks, where + " type parameter", b)));
+          unit.getExceptionTypes().forEach(e -> note(leaks, where + " throws", e));
+        }
+        for (String leak : leaks) {
+          events.add(SimpleConditionEvent.violated(type, type.getName() + ": " + leak));
+        }
+      }
+    };
+  }
+
+  private static boolean visible(Set<JavaModifier> modifiers) {
+    return modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED);
+  }
+
+  private static void note(List<String> leaks, String where, JavaType type) {
+    for (JavaClass named : type.getAllInvolvedRawTypes()) {
+      if (named.getPackageName().contains(".internal")
+          && named.getPackageName().startsWith("dev.fairing4j")) {
+        leaks.add(where + " " + named.getName());
+      }
+    }
+  }
+}
