@@ -1,16 +1,22 @@
 package dev.fairing4j.deployer;
 
+import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
+import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
+import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
+import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobRendering;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -234,6 +240,29 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   public final boolean needsImage() {
     return !options.cluster().flatMap(ClusterBackends::of)
         .map(ClusterBackend::runsContextDirectly).orElse(false);
+  }
+
+  /**
+   * Checks the whole configuration against {@code context} (name length against pod-name
+   * suffixes, mutator targets, what the mutators produced), before anything is built or sent.
+   */
+  @Override
+  public void validate(BuildContext context) {
+    JobRendering.validate(options, DeployerKinds.of(this, context), context);
+  }
+
+  /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
+  @Override
+  public String render(BuildContext context, Optional<ImageRef> image) {
+    return JobRendering.yaml(options, DeployerKinds.of(this, context), context, image);
+  }
+
+  /** Renders the job and submits it to the cluster chosen with {@link #on(Cluster)}. */
+  @Override
+  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
+      ProgressListener progress) {
+    return JobRendering.deploy(options, DeployerKinds.of(this, context), context, image,
+        progress);
   }
 
   /** The kind's name for messages, e.g. {@code PyTorchJob}. */

@@ -1,17 +1,13 @@
 package dev.fairing4j.deployer.batch;
 
-import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.JobRendering;
+import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.NamedPort;
@@ -36,6 +32,11 @@ import java.util.Set;
  * An immutable value: obtain one from {@code Deployers.job(name)}.
  */
 public final class BatchJobDeployer extends JobDeployer<BatchJobDeployer> {
+  static {
+    // How JobDeployer reaches this kind's rendering without a protected internal type.
+    DeployerKinds.register(BatchJobDeployer.class, (deployer, context) -> deployer.kind());
+  }
+
   /** The training container's name. */
   public static final String CONTAINER = "training";
   /** The rendezvous port of a distributed job, as for a PyTorchJob. */
@@ -114,22 +115,6 @@ public final class BatchJobDeployer extends JobDeployer<BatchJobDeployer> {
   /** The number of pods that train together. */
   public int replicas() {
     return replicas;
-  }
-
-  @Override
-  public void validate(BuildContext context) {
-    JobRendering.validate(options(), kind(), context);
-  }
-
-  @Override
-  public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(options(), kind(), context, image);
-  }
-
-  @Override
-  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
-      ProgressListener progress) {
-    return JobRendering.deploy(options(), kind(), context, image, progress);
   }
 
   @Override

@@ -65,6 +65,14 @@ public interface JobKind {
     return List.of();
   }
 
+  /**
+   * Whether the submission may reshape the object for the cluster's CRD version (a TrainJob with
+   * {@code TrainerApi.AUTO}); see {@link SubmitOptions#adaptTrainerApi()}.
+   */
+  default boolean adaptTrainerApi() {
+    return false;
+  }
+
   /** Labels only the training object carries (not dependencies, not pods). */
   default Map<String, String> trainingObjectLabels(JobOptions options) {
     return options.kueueQueue().map(queue -> Map.of(Metadata.KUEUE_QUEUE, queue))

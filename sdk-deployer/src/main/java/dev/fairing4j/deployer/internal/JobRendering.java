@@ -82,19 +82,10 @@ public final class JobRendering {
    */
   public static TrainingJob deploy(JobOptions options, JobKind kind, BuildContext context,
       Optional<ImageRef> image, ProgressListener progress) {
-    return deploy(options, kind, context, image, progress,
-        new SubmitOptions(options.replaceExisting()));
-  }
-
-  /**
-   * {@link #deploy(JobOptions, JobKind, BuildContext, Optional, ProgressListener)} with
-   * {@code submitOptions} of the kind's choosing.
-   */
-  public static TrainingJob deploy(JobOptions options, JobKind kind, BuildContext context,
-      Optional<ImageRef> image, ProgressListener progress, SubmitOptions submitOptions) {
     ClusterBackend backend = backend(options, kind.kind());
     RenderedJob job = render(options, kind, context, image);
-    return backend.submit(job, context, submitOptions, progress);
+    return backend.submit(job, context,
+        new SubmitOptions(options.replaceExisting(), kind.adaptTrainerApi()), progress);
   }
 
   /**

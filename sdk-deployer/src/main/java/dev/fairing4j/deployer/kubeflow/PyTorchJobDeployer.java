@@ -1,17 +1,13 @@
 package dev.fairing4j.deployer.kubeflow;
 
-import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.JobRendering;
+import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
@@ -34,6 +30,11 @@ import java.util.regex.Pattern;
  * <p>An immutable value: obtain one from {@code Deployers.pyTorchJob(name)}.
  */
 public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
+  static {
+    // How JobDeployer reaches this kind's rendering without a protected internal type.
+    DeployerKinds.register(PyTorchJobDeployer.class, (deployer, context) -> deployer.kind());
+  }
+
   /** The container name the operator requires. */
   public static final String CONTAINER = "pytorch";
   /** The port name the operator looks up. */
@@ -136,22 +137,6 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
   }
 
   @Override
-  public void validate(BuildContext context) {
-    JobRendering.validate(options(), kind(), context);
-  }
-
-  @Override
-  public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(options(), kind(), context, image);
-  }
-
-  @Override
-  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
-      ProgressListener progress) {
-    return JobRendering.deploy(options(), kind(), context, image, progress);
-  }
-
-  @Override
   protected PyTorchJobDeployer withOptions(JobOptions newOptions) {
     return new PyTorchJobDeployer(newOptions, workers, nprocPerNode, elastic, policy);
   }
@@ -181,68 +166,19 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       slots.add(new ReplicaSlot(Optional.of(ReplicaType.WORKER), workers,
           policy.restartPolicy(ReplicaType.WORKER)));
     }
-    return new Kind(List.copyOf(slots));
-  }
-
-  private final class Kind implements JobKind {
-    private final List<ReplicaSlot> slots;
-
-    Kind(List<ReplicaSlot> slots) {
-      this.slots = slots;
-    }
-
-    @Override
-    public String apiVersion() {
-      return "kubeflow.org/v1";
-    }
-
-    @Override
-    public String kind() {
-      return "PyTorchJob";
-    }
-
-    @Override
-    public String containerName() {
-      return CONTAINER;
-    }
-
-    @Override
-    public Optional<NamedPort> port() {
-      return Optional.of(new NamedPort(PORT_NAME, PORT));
-    }
-
-    @Override
-    public List<ReplicaSlot> slots() {
-      return slots;
-    }
-
-    @Override
-    public int reservedNameSuffix() {
-      return slots.stream().mapToInt(ReplicaSlot::podSuffixLength).max().orElse(0);
-    }
-
-    @Override
-    public void validate(JobOptions options) {
-      Validators.atLeast("workers", workers, 0);
-      policy.checkRestartTargets("PyTorchJob " + options.name(), slots);
-    }
-
-    @Override
-    public Map<String, Object> spec(String jobName, JobOptions options,
-        List<Map<String, Object>> templates) {
-      Map<String, Object> spec = Json.map();
-      spec.put("runPolicy", policy.runPolicy(options));
-      elastic.ifPresent(e -> {
-        Map<String, Object> map = Json.map();
-        map.put("minReplicas", e.minReplicas());
-        map.put("maxReplicas", e.maxReplicas());
-        map.put("rdzvBackend", "c10d");
-        spec.put("elasticPolicy", map);
-      });
-      spec.put("nprocPerNode", nprocPerNode);
-      spec.put("pytorchReplicaSpecs", KubeflowPolicy.replicaSpecs(slots, templates));
-      return spec;
-    }
+    return new KubeflowKind("PyTorchJob", "pytorchReplicaSpecs", CONTAINER,
+        new NamedPort(PORT_NAME, PORT), slots, policy,
+        options -> Validators.atLeast("workers", workers, 0),
+        (spec, options) -> {
+          elastic.ifPresent(e -> {
+            Map<String, Object> map = Json.map();
+            map.put("minReplicas", e.minReplicas());
+            map.put("maxReplicas", e.maxReplicas());
+            map.put("rdzvBackend", "c10d");
+            spec.put("elasticPolicy", map);
+          });
+          spec.put("nprocPerNode", nprocPerNode);
+        });
   }
 
   @Override

@@ -1,18 +1,13 @@
 package dev.fairing4j.deployer.kubeflow;
 
-import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.Validators;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.JobRendering;
-import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
 import java.util.ArrayList;
@@ -34,6 +29,11 @@ import java.util.Set;
  * Worker and nothing else.
  */
 public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
+  static {
+    // How JobDeployer reaches this kind's rendering without a protected internal type.
+    DeployerKinds.register(TfJobDeployer.class, (deployer, context) -> deployer.kind());
+  }
+
   /** The container name the operator requires. */
   public static final String CONTAINER = "tensorflow";
   /** The port name the operator looks up. */
@@ -128,22 +128,6 @@ public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
   }
 
   @Override
-  public void validate(BuildContext context) {
-    JobRendering.validate(options(), kind(), context);
-  }
-
-  @Override
-  public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(options(), kind(), context, image);
-  }
-
-  @Override
-  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
-      ProgressListener progress) {
-    return JobRendering.deploy(options(), kind(), context, image, progress);
-  }
-
-  @Override
   protected TfJobDeployer withOptions(JobOptions newOptions) {
     return new TfJobDeployer(newOptions, counts, successPolicy, policy);
   }
@@ -178,69 +162,23 @@ public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
         slots.add(new ReplicaSlot(Optional.of(type), count, policy.restartPolicy(type)));
       }
     }
-    return new Kind(List.copyOf(slots));
+    return new KubeflowKind("TFJob", "tfReplicaSpecs", CONTAINER,
+        new NamedPort(PORT_NAME, PORT), slots, policy, this::check,
+        (spec, options) -> {
+          if (successPolicy != SuccessPolicy.CHIEF_OR_WORKER_ZERO) {
+            spec.put("successPolicy", successPolicy.value());
+          }
+        });
   }
 
-  private final class Kind implements JobKind {
-    private final List<ReplicaSlot> slots;
-
-    Kind(List<ReplicaSlot> slots) {
-      this.slots = slots;
+  private void check(JobOptions options) {
+    if (ORDER.stream().mapToInt(this::replicas).sum() == 0) {
+      throw InvalidInputException.of("workers", "TFJob " + options.name()
+          + " has no replicas at all", "give it at least one replica, e.g. .workers(1)");
     }
-
-    @Override
-    public String apiVersion() {
-      return "kubeflow.org/v1";
-    }
-
-    @Override
-    public String kind() {
-      return "TFJob";
-    }
-
-    @Override
-    public String containerName() {
-      return CONTAINER;
-    }
-
-    @Override
-    public Optional<NamedPort> port() {
-      return Optional.of(new NamedPort(PORT_NAME, PORT));
-    }
-
-    @Override
-    public List<ReplicaSlot> slots() {
-      return slots;
-    }
-
-    @Override
-    public int reservedNameSuffix() {
-      return slots.stream().mapToInt(ReplicaSlot::podSuffixLength).max().orElse(0);
-    }
-
-    @Override
-    public void validate(JobOptions options) {
-      if (slots.isEmpty()) {
-        throw InvalidInputException.of("workers", "TFJob " + options.name()
-            + " has no replicas at all", "give it at least one replica, e.g. .workers(1)");
-      }
-      if (successPolicy == SuccessPolicy.ALL_WORKERS && replicas(ReplicaType.WORKER) == 0) {
-        throw InvalidInputException.of("successPolicy", "AllWorkers needs Workers, and TFJob "
-            + options.name() + " has none", "add .workers(n), or keep the default policy");
-      }
-      policy.checkRestartTargets("TFJob " + options.name(), slots);
-    }
-
-    @Override
-    public Map<String, Object> spec(String jobName, JobOptions options,
-        List<Map<String, Object>> templates) {
-      Map<String, Object> spec = Json.map();
-      spec.put("runPolicy", policy.runPolicy(options));
-      if (successPolicy != SuccessPolicy.CHIEF_OR_WORKER_ZERO) {
-        spec.put("successPolicy", successPolicy.value());
-      }
-      spec.put("tfReplicaSpecs", KubeflowPolicy.replicaSpecs(slots, templates));
-      return spec;
+    if (successPolicy == SuccessPolicy.ALL_WORKERS && replicas(ReplicaType.WORKER) == 0) {
+      throw InvalidInputException.of("successPolicy", "AllWorkers needs Workers, and TFJob "
+          + options.name() + " has none", "add .workers(n), or keep the default policy");
     }
   }
 

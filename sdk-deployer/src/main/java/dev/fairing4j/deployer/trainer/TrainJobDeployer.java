@@ -1,20 +1,15 @@
 package dev.fairing4j.deployer.trainer;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
-import dev.fairing4j.deployer.internal.JobRendering;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.trainer.internal.TrainJobKind;
 import dev.fairing4j.deployer.trainer.internal.TrainJobSettings;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -55,6 +50,11 @@ import java.util.Set;
  * {@code Deployers.trainJob(name)}.
  */
 public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
+  static {
+    // How JobDeployer reaches this kind's rendering without a protected internal type.
+    DeployerKinds.register(TrainJobDeployer.class, (deployer, context) -> deployer.kind(context));
+  }
+
   /** The runtime a TrainJob uses unless told otherwise. */
   public static final String DEFAULT_RUNTIME = TrainJobs.DEFAULT_RUNTIME;
   /** The trainer container (and replicated job) of the shipped runtimes. */
@@ -153,27 +153,6 @@ public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
   /** The number of nodes. */
   public int numNodes() {
     return settings.numNodes();
-  }
-
-  @Override
-  public void validate(BuildContext context) {
-    JobRendering.validate(options(), kind(context), context);
-  }
-
-  @Override
-  public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(options(), kind(context), context, image);
-  }
-
-  /**
-   * Renders and submits; with {@link TrainerApi#AUTO} the TrainJob is sent in the shape the
-   * cluster's Trainer takes.
-   */
-  @Override
-  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
-      ProgressListener progress) {
-    return JobRendering.deploy(options(), kind(context), context, image, progress,
-        new SubmitOptions(options().replaceExisting(), settings.api() == TrainerApi.AUTO));
   }
 
   @Override

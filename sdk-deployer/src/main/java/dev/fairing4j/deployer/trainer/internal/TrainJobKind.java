@@ -68,6 +68,12 @@ public final class TrainJobKind implements JobKind {
     return TrainJobs.API_VERSION;
   }
 
+  /** With {@link TrainerApi#AUTO} the TrainJob is sent in the shape the cluster's Trainer takes. */
+  @Override
+  public boolean adaptTrainerApi() {
+    return settings.api() == TrainerApi.AUTO;
+  }
+
   @Override
   public String kind() {
     return TrainJobs.KIND;

@@ -1,0 +1,68 @@
+package dev.fairing4j.deployer.kubeflow;
+
+import dev.fairing4j.deployer.JobOptions;
+import dev.fairing4j.deployer.internal.JobKind;
+import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.internal.NamedPort;
+import dev.fairing4j.deployer.internal.ReplicaSlot;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * A Kubeflow v1 training kind (PyTorchJob, TFJob) as one description: what the two share (API
+ * version, container and port, the run policy, the replica specs keyed by type, the restart
+ * targets check) is written once here, and each deployer gives only its own checks and spec
+ * fields.
+ *
+ * @param kind the kind, e.g. {@code PyTorchJob}
+ * @param replicaSpecsField the spec field holding the replica specs, e.g.
+ *     {@code pytorchReplicaSpecs}
+ * @param containerName the training container's name, which the operator looks for
+ * @param namedPort the port the operator expects the container to declare
+ * @param slots the replica slots, in manifest order
+ * @param policy the run, clean-pod and restart settings
+ * @param checks the kind's own checks of the configuration, before the shared ones
+ * @param specFields the kind's own spec fields, written between the run policy and the specs
+ */
+record KubeflowKind(String kind, String replicaSpecsField, String containerName, NamedPort namedPort,
+    List<ReplicaSlot> slots, KubeflowPolicy policy, Consumer<JobOptions> checks,
+    BiConsumer<Map<String, Object>, JobOptions> specFields) implements JobKind {
+
+  KubeflowKind {
+    slots = List.copyOf(slots);
+  }
+
+  @Override
+  public String apiVersion() {
+    return "kubeflow.org/v1";
+  }
+
+  @Override
+  public Optional<NamedPort> port() {
+    return Optional.of(namedPort);
+  }
+
+  @Override
+  public int reservedNameSuffix() {
+    return slots.stream().mapToInt(ReplicaSlot::podSuffixLength).max().orElse(0);
+  }
+
+  @Override
+  public void validate(JobOptions options) {
+    checks.accept(options);
+    policy.checkRestartTargets(kind + " " + options.name(), slots);
+  }
+
+  @Override
+  public Map<String, Object> spec(String jobName, JobOptions options,
+      List<Map<String, Object>> templates) {
+    Map<String, Object> spec = Json.map();
+    spec.put("runPolicy", policy.runPolicy(options));
+    specFields.accept(spec, options);
+    spec.put(replicaSpecsField, KubeflowPolicy.replicaSpecs(slots, templates));
+    return spec;
+  }
+}
