@@ -149,10 +149,10 @@ class ScriptsIT {
       terminal.await("jshell> ");
       terminal.type("import dev.fairing4j.core.*; import dev.fairing4j.deployer.*;\n");
       terminal.await("jshell> ");
-      for (var call : Map.of(
-          "Fairing.pipeline(", "An empty pipeline; set its stages with the fluent calls",
-          "Deployers.pyTorchJob(", "A Kubeflow PyTorchJob with a Master and no Workers yet.",
-          "Clusters.local(", "This machine, for trying everything without a cluster").entrySet()) {
+      for (var call : List.of(
+          Map.entry("Fairing.pipeline(", "An empty pipeline; set its stages with the fluent calls"),
+          Map.entry("Deployers.pyTorchJob(", "A Kubeflow PyTorchJob with a Master and no Workers"),
+          Map.entry("Clusters.local(", "This machine, for trying everything without a cluster"))) {
         terminal.type(call.getKey() + "\t");
         terminal.await("<press tab again to see documentation>");
         terminal.type("\t");
