@@ -10,4 +10,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # The caller's directory stays the working directory: scripts given as arguments and paths inside
 # them (Path.of("train.py")) resolve where the user is, as with plain jshell.
 classpath=$(bash "$ROOT/scripts/sdk-classpath.sh" --if-missing jshell)
-exec jshell --class-path "$classpath" "$@"
+# The jshell tool, started by JShellWithSources.java so that Tab shows the javadoc of the SDK (its
+# -sources.jar beside each jar): JDK 17's jshell reads documentation only from the JDK's src.zip.
+# Its options are jshell's, but for -J (give JVM options to this java instead).
+exec java --add-opens jdk.jshell/jdk.jshell=ALL-UNNAMED "$ROOT/scripts/JShellWithSources.java" \
+  --class-path "$classpath" "$@"

@@ -14,7 +14,8 @@ classes=$ROOT/sdk-examples/target/classes
 listing=$ROOT/sdk-examples/target/classpath.txt
 if [[ $if_missing == false || ! -s $listing || ! -d $classes ]]; then
   echo "$who: building the SDK (mvn install, tests skipped; scripts/test.sh runs them)" >&2
-  mvn -B -q -ntp -f "$ROOT/pom.xml" -DskipTests install >&2
+  # The -sources.jar files it installs are the documentation jshell.sh shows; javadoc is skipped.
+  mvn -B -q -ntp -f "$ROOT/pom.xml" -DskipTests -Dmaven.javadoc.skip=true install >&2
   mvn -B -q -ntp -f "$ROOT/pom.xml" -pl sdk-examples dependency:build-classpath \
     -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime >&2
 fi

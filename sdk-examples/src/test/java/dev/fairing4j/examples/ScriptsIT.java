@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.fairing4j.core.testing.Tools;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,8 @@ class ScriptsIT {
   @BeforeEach
   void checkoutCopyWithStubMaven() throws IOException {
     Path scripts = Files.createDirectories(root.resolve("scripts"));
-    for (String name : List.of("example.sh", "jshell.sh", "sdk-classpath.sh",
-        "setup-machine.sh", "notebook-kernel.sh")) {
+    for (String name : List.of("example.sh", "jshell.sh", "JShellWithSources.java",
+        "sdk-classpath.sh", "setup-machine.sh", "notebook-kernel.sh")) {
       Files.copy(SCRIPTS.resolve(name), scripts.resolve(name));
     }
     Path target = Files.createDirectories(root.resolve("sdk-examples/target"));
@@ -131,6 +132,96 @@ class ScriptsIT {
     assertThat(jshell.out()).doesNotContain(ESC)
         .contains("cwd=" + user.toRealPath().resolve("train.py"))
         .contains("sdk=Examples");
+  }
+
+  @Test
+  void jshellShowsTheSdksJavadocOnTheSecondTab() throws Exception {
+    Tools.require("script", "bsdutils");
+    // jshell's line editor completes and documents only on a terminal: script(1) gives it one,
+    // sized, or the editor cannot lay the documentation out.
+    ProcessBuilder builder = new ProcessBuilder("script", "-qfec",
+        "stty rows 50 cols 200; exec bash '"
+        + root.resolve("scripts/jshell.sh") + "'", "/dev/null")
+        .directory(user.toFile()).redirectErrorStream(true);
+    builder.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+    Terminal terminal = new Terminal(builder.start());
+    try {
+      terminal.await("jshell> ");
+      terminal.type("import dev.fairing4j.core.*; import dev.fairing4j.deployer.*;\n");
+      terminal.await("jshell> ");
+      for (var call : List.of(
+          Map.entry("Fairing.pipeline(", "An empty pipeline; set its stages with the fluent calls"),
+          Map.entry("Deployers.pyTorchJob(", "A Kubeflow PyTorchJob with a Master and no Workers"),
+          Map.entry("Clusters.local(", "This machine, for trying everything without a cluster"))) {
+        terminal.type(call.getKey() + "\t");
+        terminal.await("<press tab again to see documentation>");
+        terminal.type("\t");
+        terminal.await(call.getValue());
+        terminal.type("\u0003");
+        terminal.await("jshell> ");
+      }
+      terminal.type("/exit\n");
+      terminal.await("Goodbye");
+    } finally {
+      terminal.close();
+    }
+  }
+
+  /** A process on a terminal: what it printed, escape codes and carriage returns left out. */
+  private static final class Terminal implements AutoCloseable {
+    private final Process process;
+    private final StringBuilder screen = new StringBuilder();
+    private int seen;
+
+    Terminal(Process process) {
+      this.process = process;
+      Thread reader = new Thread(() -> {
+        byte[] buffer = new byte[8192];
+        try (var in = process.getInputStream()) {
+          for (int n; (n = in.read(buffer)) >= 0; ) {
+            String text = new String(buffer, 0, n, StandardCharsets.UTF_8)
+                .replaceAll("\u001b(\\[[0-9;?]*[A-Za-z]|[=>])|\r", "");
+            synchronized (screen) {
+              screen.append(text);
+              screen.notifyAll();
+            }
+          }
+        } catch (IOException e) {
+          // the process ended
+        }
+      }, "terminal-reader");
+      reader.setDaemon(true);
+      reader.start();
+    }
+
+    void type(String keys) throws IOException {
+      process.getOutputStream().write(keys.getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    }
+
+    /** Waits until {@code text} shows after what the last wait saw. */
+    void await(String text) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      synchronized (screen) {
+        int at;
+        while ((at = screen.indexOf(text, seen)) < 0) {
+          long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+          if (left <= 0) {
+            throw new AssertionError("no '" + text + "' on the terminal in 120 s; it shows:\n"
+                + screen.substring(seen));
+          }
+          screen.wait(left);
+        }
+        seen = at + text.length();
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    }
   }
 
   @Test
