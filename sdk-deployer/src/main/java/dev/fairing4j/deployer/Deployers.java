@@ -50,7 +50,7 @@ public final class Deployers {
    * A plain {@code batch/v1} Job with one pod; {@code replicas(n)} makes it a distributed Indexed
    * Job that needs no operator.
    */
-  public static BatchJobDeployer job(String name) {
+  public static BatchJobDeployer batchJob(String name) {
     return BatchJobDeployer.named(name);
   }
 }

@@ -22,7 +22,8 @@ import java.util.Set;
 /**
  * What every job kind can be told: namespace, cluster, pod mutators, per-run arguments and
  * environment, labels and annotations, naming and lifecycle limits. The kinds
- * ({@code Deployers.pyTorchJob}, {@code tfJob}, {@code job}) add their own replica settings.
+ * ({@code Deployers.pyTorchJob}, {@code tfJob}, {@code trainJob}, {@code batchJob}) add their
+ * own replica settings.
  *
  * <p>Deployers are immutable values: every call returns a new deployer, so re-running a notebook
  * cell never piles up mutators or env. Each setter checks its input at once; {@link #validate}

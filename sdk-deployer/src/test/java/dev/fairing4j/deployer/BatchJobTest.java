@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class BatchJobTest {
   @Test
   void aDistributedJobIsIndexedWithAHeadlessServiceAndTheRankEnvironment() {
-    String yaml = Deployers.job("ddp").replicas(4).namespace("ml").env("EPOCHS", "1")
+    String yaml = Deployers.batchJob("ddp").replicas(4).namespace("ml").env("EPOCHS", "1")
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     CrdSchemaValidator.load().assertAllValid(yaml);
@@ -46,7 +46,7 @@ class BatchJobTest {
 
   @Test
   void aSinglePodJobHasNoServiceAndNoRankEnvironment() {
-    String yaml = Deployers.job("once").completions(3).parallelism(2)
+    String yaml = Deployers.batchJob("once").completions(3).parallelism(2)
         .restartPolicy(RestartPolicy.ON_FAILURE).backoffLimit(2)
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
 
@@ -65,7 +65,7 @@ class BatchJobTest {
 
   @Test
   void aMutatorCannotOverrideTheRestartPolicyOrSubdomainTheJobNeeds() {
-    String yaml = Deployers.job("ddp").replicas(2)
+    String yaml = Deployers.batchJob("ddp").replicas(2)
         .mutate(template -> template.putPodField("restartPolicy", "Always")
             .putPodField("subdomain", "elsewhere"))
         .render(Fixtures.context(), Optional.of(Fixtures.image()));

@@ -53,7 +53,7 @@ class DeployerValuesTest {
             + " workers=2]");
     assertThat(Deployers.tfJob("tf").chief(1).ps(1).workers(2))
         .hasToString("TFJob[tf, chief=1, ps=1, worker=2]");
-    assertThat(Deployers.job("ddp").replicas(4).uniqueName())
+    assertThat(Deployers.batchJob("ddp").replicas(4).uniqueName())
         .hasToString("Job[ddp-*, replicas=4 (indexed)]");
     assertThat(Deployers.pyTorchJob("e").elastic(1, 3)).hasToString(
         "PyTorchJob[e, master=1, workers=0, elastic=1..3]");
@@ -83,7 +83,7 @@ class DeployerValuesTest {
   void replaceExistingReachesTheCluster() {
     var cluster = new Fixtures.CapturingCluster();
 
-    Deployers.job("mnist").replaceExisting().on(cluster).deploy(Fixtures.context(),
+    Deployers.batchJob("mnist").replaceExisting().on(cluster).deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE);
 
     assertThat(cluster.options).singleElement().satisfies(options ->
@@ -93,7 +93,7 @@ class DeployerValuesTest {
   @Test
   void uniqueNameDrawsAFreshSuffixForEverySubmission() {
     var cluster = new Fixtures.CapturingCluster();
-    var deployer = Deployers.job("ddp").replicas(2).uniqueName().on(cluster);
+    var deployer = Deployers.batchJob("ddp").replicas(2).uniqueName().on(cluster);
 
     deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
     deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);

@@ -57,8 +57,8 @@ class KindOptionMatrixTest {
         new Shape("TFJob default", () -> Deployers.tfJob("mnist")),
         new Shape("TFJob chief+ps+workers+evaluator", () -> Deployers.tfJob("mnist").chief(1)
             .ps(2).workers(3).evaluator(1).successPolicy(SuccessPolicy.ALL_WORKERS)),
-        new Shape("Job single", () -> Deployers.job("mnist")),
-        new Shape("Job distributed 3", () -> Deployers.job("mnist").replicas(3)));
+        new Shape("Job single", () -> Deployers.batchJob("mnist")),
+        new Shape("Job distributed 3", () -> Deployers.batchJob("mnist").replicas(3)));
   }
 
   static List<Option> options() {

@@ -29,9 +29,9 @@ class ValidationTest {
 
   @Test
   void zeroReplicasAreRefusedWhereAJobNeedsOne() {
-    assertInvalid(() -> Deployers.job("mnist").replicas(0), "replicas",
+    assertInvalid(() -> Deployers.batchJob("mnist").replicas(0), "replicas",
         "0 is below the minimum of 1", "at least 1");
-    assertInvalid(() -> Deployers.job("mnist").completions(0), "completions",
+    assertInvalid(() -> Deployers.batchJob("mnist").completions(0), "completions",
         "below the minimum of 1", "at least 1");
     assertNothingSubmitted(Deployers.tfJob("mnist").workers(0), "workers", "no replicas at all",
         ".workers(1)");
@@ -65,7 +65,7 @@ class ValidationTest {
         "name", "the cap is 48 (63 minus 15 reserved", "at most 48 characters");
     assertNothingSubmitted(Deployers.tfJob(name).ps(1).workers(100), "name",
         "the cap is 53 (63 minus 10 reserved", "at most 53");
-    assertNothingSubmitted(Deployers.job("a".repeat(63)).replicas(12), "name",
+    assertNothingSubmitted(Deployers.batchJob("a".repeat(63)).replicas(12), "name",
         "the cap is 60", "at most 60");
   }
 
@@ -75,7 +75,7 @@ class ValidationTest {
         "'MNIST_Training' is not a valid name", "'mnist-training'");
     assertInvalid(() -> Deployers.tfJob("9lives"), "name", "is not a valid name",
         "start with a lower-case letter");
-    assertInvalid(() -> Deployers.job("mnist").namespace("Team A"), "namespace",
+    assertInvalid(() -> Deployers.batchJob("mnist").namespace("Team A"), "namespace",
         "is not a valid name", "lower-case");
   }
 
@@ -86,7 +86,7 @@ class ValidationTest {
     assertInvalid(() -> Deployers.pyTorchJob("mnist").mutate(gpus, ReplicaType.PS),
         "mutate(.., PS)", "PyTorchJob has no PS replicas (it has [Master, Worker])",
         "target one of [Master, Worker]");
-    assertInvalid(() -> Deployers.job("mnist").mutate(gpus, ReplicaType.WORKER),
+    assertInvalid(() -> Deployers.batchJob("mnist").mutate(gpus, ReplicaType.WORKER),
         "mutate(.., Worker)", "a batch Job has no Worker replicas",
         "use mutate(mutator) without a replica type");
   }
@@ -129,7 +129,7 @@ class ValidationTest {
         "'data' (volume data) is not an absolute path", "absolute container path");
     assertNothingSubmitted(Deployers.tfJob("mnist").mutate(undeclared), "volumeMount /ghost",
         "mounts volume 'ghost', which the pod does not declare", "add the volume");
-    assertNothingSubmitted(Deployers.job("mnist").mutate(badQuantity),
+    assertNothingSubmitted(Deployers.batchJob("mnist").mutate(badQuantity),
         "resources.limits.memory", "'4Gx' is not a Kubernetes quantity", "4Gi");
     assertNothingSubmitted(Deployers.pyTorchJob("mnist").mutate(dropsContainer), "mutate(..)",
         "the training container 'pytorch' is missing from the PyTorchJob Master pod template",
@@ -138,7 +138,7 @@ class ValidationTest {
 
   @Test
   void kindSettingsOutsideTheirRangeAreRefused() {
-    assertInvalid(() -> Deployers.job("mnist").restartPolicy(RestartPolicy.EXIT_CODE),
+    assertInvalid(() -> Deployers.batchJob("mnist").restartPolicy(RestartPolicy.EXIT_CODE),
         "restartPolicy", "cannot use ExitCode", "RestartPolicy.NEVER");
     assertInvalid(() -> Deployers.pyTorchJob("mnist").nprocPerNode("4x"), "nprocPerNode",
         "'4x' is not a process count", "\"auto\"");
@@ -146,11 +146,11 @@ class ValidationTest {
         "2 is below minReplicas 3", "maxReplicas >= minReplicas");
     assertInvalid(() -> Deployers.pyTorchJob("mnist").restartPolicy(ReplicaType.CHIEF,
         RestartPolicy.NEVER), "restartPolicy(Chief, ..)", "no Chief replicas", "Master or Worker");
-    assertNothingSubmitted(Deployers.job("mnist").replicas(2).parallelism(1), "parallelism",
+    assertNothingSubmitted(Deployers.batchJob("mnist").replicas(2).parallelism(1), "parallelism",
         "distributed Job of 2 replicas", "drop completions(..)/parallelism(..)");
-    assertInvalid(() -> Deployers.job("mnist").label("team", "a b"), "label team",
+    assertInvalid(() -> Deployers.batchJob("mnist").label("team", "a b"), "label team",
         "'a b' is not a valid label value", "at most 63");
-    assertInvalid(() -> Deployers.job("mnist").env("A=B", "1"), "env", "not a variable name",
+    assertInvalid(() -> Deployers.batchJob("mnist").env("A=B", "1"), "env", "not a variable name",
         "without '='");
     assertInvalid(() -> Mutators.toleration("gpu", "yes", "Sometimes"), "toleration effect",
         "'Sometimes' is unknown", "NoSchedule");

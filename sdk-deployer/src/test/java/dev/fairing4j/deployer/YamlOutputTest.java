@@ -48,7 +48,7 @@ class YamlOutputTest {
 
   @Test
   void thereAreNoNullsAndNoEmptyMapsExceptAnEmptyDir() {
-    String yaml = Deployers.job("ddp").replicas(2).args().annotations(Map.of())
+    String yaml = Deployers.batchJob("ddp").replicas(2).args().annotations(Map.of())
         .mutate(Mutators.emptyDir("scratch", "/scratch"))
         .mutate(template -> template.putPodField("nodeSelector", Map.of()))
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
@@ -59,7 +59,7 @@ class YamlOutputTest {
 
   @Test
   void everyObjectIsItsOwnDocument() {
-    String yaml = Deployers.job("ddp").replicas(2)
+    String yaml = Deployers.batchJob("ddp").replicas(2)
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     assertThat(yaml).startsWith("---\napiVersion: v1\nkind: Service\n");

@@ -205,7 +205,7 @@ class BadInputTableIT {
             e -> e.run(Deployers.pyTorchJob("mnist_ddp").on(e.cluster()))),
         c("job name too long (the message states the cap)", "name",
             e -> e.run(Deployers.pyTorchJob("a".repeat(80)).on(e.cluster())), "the cap is 63"),
-        c("job name empty", "name", e -> e.run(Deployers.job("").on(e.cluster()))),
+        c("job name empty", "name", e -> e.run(Deployers.batchJob("").on(e.cluster()))),
         c("TFJob name too long", "name",
             e -> e.run(Deployers.tfJob("t".repeat(70)).on(e.cluster())), "the cap is"),
         c("job namespace with capitals", "namespace",
@@ -251,7 +251,7 @@ class BadInputTableIT {
         c("negative TFJob workers", "workers",
             e -> e.run(Deployers.tfJob("ok").workers(-2).on(e.cluster()))),
         c("zero replicas on a batch Job", "replicas",
-            e -> e.run(Deployers.job("ok").replicas(0).on(e.cluster()))),
+            e -> e.run(Deployers.batchJob("ok").replicas(0).on(e.cluster()))),
         c("negative parameter servers", "ps",
             e -> e.run(Deployers.tfJob("ok").ps(-1).on(e.cluster()))),
         // ---- contradictory options -----------------------------------------------------------
@@ -264,14 +264,14 @@ class BadInputTableIT {
         c("elastic min above max", "elastic",
             e -> e.run(Deployers.pyTorchJob("ok").workers(2).elastic(3, 1).on(e.cluster()))),
         c("restart policy Always on a batch Job", "restartPolicy",
-            e -> e.run(Deployers.job("ok").restartPolicy(RestartPolicy.ALWAYS).on(e.cluster()))),
+            e -> e.run(Deployers.batchJob("ok").restartPolicy(RestartPolicy.ALWAYS).on(e.cluster()))),
         c("restart policy ExitCode on a batch Job", "restartPolicy",
-            e -> e.run(Deployers.job("ok").restartPolicy(RestartPolicy.EXIT_CODE)
+            e -> e.run(Deployers.batchJob("ok").restartPolicy(RestartPolicy.EXIT_CODE)
                 .on(e.cluster()))),
         c("negative backoffLimit", "backoffLimit",
-            e -> e.run(Deployers.job("ok").backoffLimit(-1).on(e.cluster()))),
+            e -> e.run(Deployers.batchJob("ok").backoffLimit(-1).on(e.cluster()))),
         c("zero activeDeadlineSeconds", "activeDeadlineSeconds",
-            e -> e.run(Deployers.job("ok").activeDeadlineSeconds(0).on(e.cluster()))),
+            e -> e.run(Deployers.batchJob("ok").activeDeadlineSeconds(0).on(e.cluster()))),
         // ---- unknown replica types for a kind ------------------------------------------------
         c("mutate targeting PS on a PyTorchJob", "mutate",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())

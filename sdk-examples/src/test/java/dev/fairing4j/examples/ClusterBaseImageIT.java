@@ -80,7 +80,7 @@ class ClusterBaseImageIT {
     TrainingJob job = Fairing.pipeline()
         .preprocessor(Preprocessors.python(script))
         .builder(Builders.jib(kit.base().reference()).pushTo(ClusterKit.repository("versions")))
-        .deployer(Deployers.job("torch-versions").namespace(kit.namespace())
+        .deployer(Deployers.batchJob("torch-versions").namespace(kit.namespace())
             .mutate(Mutators.hostPath(Tools.fashionMnist().toString(), "/data").readOnly())
             .replaceExisting()
             .on(kit.cluster()))

@@ -325,7 +325,7 @@ class ClusterSeedsIT {
     TrainingJob job = Fairing.pipeline()
         .preprocessor(FashionMnist.script())
         .builder(Builders.jib(kit.base().reference()).pushTo(ClusterKit.repository(name)))
-        .deployer(Deployers.job(name).replicas(2).namespace(namespace)
+        .deployer(Deployers.batchJob(name).replicas(2).namespace(namespace)
             .args(new FashionMnist(name, 1, 300, 300, 1).scriptArgs())
             .mutate(Mutators.pvc(DATA, FashionMnist.DATA_DIR).readOnly())
             .replaceExisting()

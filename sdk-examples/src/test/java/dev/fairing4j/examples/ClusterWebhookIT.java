@@ -121,10 +121,10 @@ class ClusterWebhookIT {
             .mutate(Mutators.resources("1", "1Gi", 1))
             .mutate(Mutators.gpus(1), ReplicaType.PS)),
         Arguments.of("tfjob-workers-only", Deployers.tfJob("v-tf-workers").workers(2)),
-        Arguments.of("batch-indexed", Deployers.job("v-batch").replicas(3)
+        Arguments.of("batch-indexed", Deployers.batchJob("v-batch").replicas(3)
             .restartPolicy(RestartPolicy.ON_FAILURE).backoffLimit(1)
             .mutate(Mutators.resources("1", "1Gi"))),
-        Arguments.of("batch-work-queue", Deployers.job("v-queue").completions(4)
+        Arguments.of("batch-work-queue", Deployers.batchJob("v-queue").completions(4)
             .parallelism(2)));
   }
 

@@ -76,7 +76,7 @@ class FullNotebookLocalIT {
     return Fairing.pipeline()
         .preprocessor(Preprocessors.fullNotebook(notebook).outputDir("/mnt/results")
             .parameter("epochs", "2"))
-        .deployer(Deployers.job(job).mutate(Mutators.pvc(CLAIM, "/mnt/results")).on(cluster))
+        .deployer(Deployers.batchJob(job).mutate(Mutators.pvc(CLAIM, "/mnt/results")).on(cluster))
         .progress(ProgressListener.NONE)
         .run();
   }

@@ -29,7 +29,7 @@ import java.util.Set;
  *
  * <p>The container is named {@code training}. {@code backoffLimit} defaults to 0 (a failing
  * script rarely fixes itself on retry) and is written out, as are completions and parallelism.
- * An immutable value: obtain one from {@code Deployers.job(name)}.
+ * An immutable value: obtain one from {@code Deployers.batchJob(name)}.
  */
 public final class BatchJobDeployer extends JobDeployer<BatchJobDeployer> {
   static {

@@ -45,7 +45,7 @@ public final class DeployerKinds {
     if (reader == null) {
       throw InvalidInputException.of("deployer", deployer.getClass().getName()
           + " is not one of fairing4j's deployers and does not render itself",
-          "use Deployers.pyTorchJob(..), tfJob(..), job(..) or trainJob(..), or override"
+          "use Deployers.pyTorchJob(..), tfJob(..), trainJob(..) or batchJob(..), or override"
               + " validate, render and deploy");
     }
     return reader.apply(deployer, context);

@@ -41,7 +41,7 @@ class PullSecretTest {
 
   static Stream<JobDeployer<?>> deployers() {
     return Stream.of(Deployers.pyTorchJob("mnist").workers(2), Deployers.tfJob("mnist").ps(1)
-        .workers(2), Deployers.job("mnist"), Deployers.job("mnist").replicas(2));
+        .workers(2), Deployers.batchJob("mnist"), Deployers.batchJob("mnist").replicas(2));
   }
 
   @ParameterizedTest
@@ -103,7 +103,7 @@ class PullSecretTest {
 
   @Test
   void theDeployerInterfaceKeepsTheKindAndTheCredentialsMakeItUnequal() {
-    Deployer plain = Deployers.job("mnist");
+    Deployer plain = Deployers.batchJob("mnist");
     Deployer withSecret = plain.withPullCredentials(CREDENTIALS);
     assertThat(withSecret).isInstanceOf(plain.getClass()).isNotEqualTo(plain);
     assertThat(withSecret).isEqualTo(plain.withPullCredentials(new RegistryCredentials(
@@ -112,7 +112,7 @@ class PullSecretTest {
 
   @Test
   void dockerHubCredentialsUseTheKeyKubeletLooksUp() {
-    String yaml = Deployers.job("mnist").withPullCredentials(new RegistryCredentials("docker.io",
+    String yaml = Deployers.batchJob("mnist").withPullCredentials(new RegistryCredentials("docker.io",
         "alice", Secret.of(PASSWORD))).on(new CapturingCluster())
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> config = decode(Fixtures.at(Fixtures.parse(yaml).get(0), "data",

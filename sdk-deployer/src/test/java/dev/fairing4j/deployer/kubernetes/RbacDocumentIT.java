@@ -76,7 +76,7 @@ class RbacDocumentIT {
         .extracting(Ensured::action).containsExactly(Ensured.Action.EXPANDED);
 
     // A distributed batch Job with its Service and pull Secret, read and deleted.
-    TrainingJob batch = Deployers.job("mnist").replicas(2)
+    TrainingJob batch = Deployers.batchJob("mnist").replicas(2)
         .mutate(Mutators.pvc("models", "/models"))
         .withPullCredentials(new RegistryCredentials("registry.example.com", "alice",
             Secret.of("password")))

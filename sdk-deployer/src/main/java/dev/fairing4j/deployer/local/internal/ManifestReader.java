@@ -31,7 +31,7 @@ public final class ManifestReader {
     Validators.dns1123Label("namespace", job.namespace());
     if (job.objects().isEmpty()) {
       throw InvalidInputException.of("objects", "the rendered job has no objects",
-          "render the job with Deployers.pyTorchJob(..), tfJob(..) or job(..)");
+          "render the job with Deployers.pyTorchJob(..), tfJob(..) or batchJob(..)");
     }
     Map<String, Object> object = job.trainingObject();
     String kindName = Maps.string(object, "kind").orElse(job.kind());
