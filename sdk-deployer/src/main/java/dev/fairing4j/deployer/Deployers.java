@@ -13,7 +13,8 @@ import dev.fairing4j.deployer.trainer.TrainJobDeployer;
  * <pre>{@code
  * Deployers.pyTorchJob("mnist").workers(2)
  *     .namespace("kubeflow")
- *     .mutate(Mutators.resources("2", "4Gi", 1))
+ *     .mutate(Mutators.resources("2", "4Gi"))
+ *     .mutate(Mutators.gpus(1))
  *     .mutate(Mutators.pvc("training-data", "/mnist_data"))
  *     .on(Clusters.kubernetes())
  * }</pre>

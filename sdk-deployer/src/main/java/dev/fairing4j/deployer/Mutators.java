@@ -23,10 +23,11 @@ import java.util.regex.Pattern;
  * and is idempotent: applying it twice gives the same pod as applying it once.
  *
  * <pre>{@code
- * .mutate(Mutators.resources("2", "4Gi", 1))
+ * .mutate(Mutators.resources("2", "4Gi"))
+ * .mutate(Mutators.gpus(1))
  * .mutate(Mutators.pvc("training-data", "/mnist_data").readOnly())
  * .mutate(Mutators.sharedMemory("2Gi"))
- * .mutate(Mutators.resources("1", "2Gi", 1), ReplicaType.PS)   // a TFJob PS gets GPUs only so
+ * .mutate(Mutators.gpus(1), ReplicaType.PS)   // a TFJob PS gets GPUs only so
  * }</pre>
  */
 public final class Mutators {
@@ -35,23 +36,21 @@ public final class Mutators {
   private Mutators() {}
 
   /**
-   * CPU and memory as requests and equal limits, and {@code gpus} GPUs as limits of
-   * {@code nvidia.com/gpu} ({@code .amd()} for {@code amd.com/gpu}). Other resources stay.
+   * CPU and memory as requests and equal limits; other resources stay. GPUs are
+   * {@link #gpus(int)}, the one way to ask for them.
    *
    * @param cpu e.g. {@code "2"} or {@code "500m"}
    * @param memory e.g. {@code "4Gi"}
-   * @param gpus GPUs per pod; 0 for none
    */
-  public static Resources resources(String cpu, String memory, int gpus) {
-    return new Resources(Optional.of(cpu), Optional.of(memory), gpus, Resources.NVIDIA_GPU);
-  }
-
-  /** CPU and memory as requests and equal limits. */
   public static Resources resources(String cpu, String memory) {
-    return resources(cpu, memory, 0);
+    return new Resources(Optional.of(cpu), Optional.of(memory), 0, Resources.NVIDIA_GPU);
   }
 
-  /** GPUs only, as limits of {@code nvidia.com/gpu} ({@code .amd()} for AMD). */
+  /**
+   * {@code count} GPUs per pod as limits of {@code nvidia.com/gpu} ({@code .amd()} for
+   * {@code amd.com/gpu}); CPU and memory stay. A TFJob's parameter servers get GPUs only when
+   * targeted: {@code .mutate(Mutators.gpus(1), ReplicaType.PS)}.
+   */
   public static Resources gpus(int count) {
     return new Resources(Optional.empty(), Optional.empty(), count, Resources.NVIDIA_GPU);
   }

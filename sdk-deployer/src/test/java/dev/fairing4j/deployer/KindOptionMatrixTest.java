@@ -133,7 +133,7 @@ class KindOptionMatrixTest {
               .containsEntry("ttlSecondsAfterFinished", 600).containsEntry("suspend", true);
         }));
     options.add(new Option("replaceExisting", d -> d.replaceExisting(), (object, docs) -> { }));
-    options.add(new Option("resources", d -> d.mutate(Mutators.resources("2", "4Gi", 1)),
+    options.add(new Option("resources", d -> d.mutate(Mutators.resources("2", "4Gi")).mutate(Mutators.gpus(1)),
         (object, docs) -> Manifests.podTemplates(object).forEach(template -> {
           Map<String, Object> container = Manifests.container(template,
               Manifests.trainingContainer(object));

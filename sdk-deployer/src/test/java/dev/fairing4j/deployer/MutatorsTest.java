@@ -26,8 +26,7 @@ class MutatorsTest {
 
   static Stream<Arguments> everyMutator() {
     return Stream.of(
-        Arguments.of("resources", Mutators.resources("2", "4Gi", 1)),
-        Arguments.of("resources amd", Mutators.resources("500m", "1Gi", 2).amd()),
+        Arguments.of("resources", Mutators.resources("2", "4Gi")),
         Arguments.of("gpus", Mutators.gpus(4)),
         Arguments.of("pvc", Mutators.pvc("training-data", "/data").readOnly().subPath("a/b")),
         Arguments.of("secretVolume", Mutators.secretVolume("creds", "/etc/creds")),
@@ -92,7 +91,8 @@ class MutatorsTest {
     view.putResource("limits", "example.com/fpga", "1")
         .putResource("requests", "ephemeral-storage", "10Gi");
 
-    Mutators.resources("2", "4Gi", 1).apply(view);
+    Mutators.resources("2", "4Gi").apply(view);
+    Mutators.gpus(1).apply(view);
 
     Map<String, Object> resources = Fixtures.at(view.container(), "resources");
     assertThat(resources).isEqualTo(Map.of(
@@ -114,7 +114,7 @@ class MutatorsTest {
   @Test
   void aTfJobPsGetsCpuAndMemoryButNoGpuUnlessTargeted() {
     String yaml = Deployers.tfJob("tf").chief(1).ps(2).workers(2)
-        .mutate(Mutators.resources("2", "8Gi", 1))
+        .mutate(Mutators.resources("2", "8Gi")).mutate(Mutators.gpus(1))
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> object = Fixtures.trainingObject(yaml);
 
@@ -128,7 +128,8 @@ class MutatorsTest {
     }
 
     String targeted = Deployers.tfJob("tf").ps(1).workers(1)
-        .mutate(Mutators.resources("2", "8Gi", 1), ReplicaType.PS)
+        .mutate(Mutators.resources("2", "8Gi"), ReplicaType.PS)
+        .mutate(Mutators.gpus(1), ReplicaType.PS)
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> targetedObject = Fixtures.trainingObject(targeted);
     assertThat(Fixtures.<Object>at(Manifests.container(Manifests.podTemplate(targetedObject,
@@ -187,8 +188,8 @@ class MutatorsTest {
 
   @Test
   void mutatorsShowWhatTheyDo() {
-    assertThat(Mutators.resources("2", "4Gi", 1)).hasToString(
-        "resources(cpu=2 memory=4Gi nvidia.com/gpu=1)");
+    assertThat(Mutators.resources("2", "4Gi")).hasToString("resources(cpu=2 memory=4Gi)");
+    assertThat(Mutators.gpus(1)).hasToString("resources(nvidia.com/gpu=1)");
     assertThat(Mutators.pvc("training-data", "/data").readOnly()).hasToString(
         "volume(training-data persistentVolumeClaim at /data, ro)");
     assertThat(Mutators.envFromSecret("T", "s", "k")).hasToString("env(T from secret s/k)");

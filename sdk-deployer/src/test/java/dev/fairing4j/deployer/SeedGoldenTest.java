@@ -46,7 +46,7 @@ class SeedGoldenTest {
         Arguments.of("003-tf-multiworker", Deployers.tfJob("tf-multiworker")
             .chief(1)
             .workers(2)
-            .mutate(Mutators.resources("2", "4Gi", 1))
+            .mutate(Mutators.resources("2", "4Gi")).mutate(Mutators.gpus(1))
             .mutate(Mutators.pvc("training-data", "/train_data"))),
         Arguments.of("004-pytorch-simple", Deployers.pyTorchJob("pytorch-simple")
             .namespace("kubeflow")

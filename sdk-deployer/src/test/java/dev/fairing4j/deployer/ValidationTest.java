@@ -47,7 +47,7 @@ class ValidationTest {
 
   @Test
   void aMalformedMemoryQuantityIsRefusedWithTheLikelySpelling() {
-    assertInvalid(() -> Mutators.resources("2", "4Gx", 1), "memory",
+    assertInvalid(() -> Mutators.resources("2", "4Gx"), "memory",
         "'4Gx' is not a Kubernetes quantity", "4Gi");
     assertInvalid(() -> Mutators.resources("two", "4Gi"), "cpu", "'two' is not a Kubernetes"
         + " quantity", "500m");

@@ -36,7 +36,7 @@ class YamlOutputTest {
 
   @Test
   void numbersStayNumbersAndQuantitiesStayStrings() {
-    String yaml = Deployers.tfJob("tf").workers(3).mutate(Mutators.resources("1", "512Mi", 1))
+    String yaml = Deployers.tfJob("tf").workers(3).mutate(Mutators.resources("1", "512Mi")).mutate(Mutators.gpus(1))
         .render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     Map<String, Object> object = Fixtures.trainingObject(yaml);

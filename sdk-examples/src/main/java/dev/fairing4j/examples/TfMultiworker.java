@@ -65,7 +65,8 @@ public final class TfMultiworker implements Example {
     return FashionMnist.withDataClaim(Deployers.tfJob(JOB).chief(1).workers(2)
         .args(args)
         .mutate(Mutators.pvc(CLAIM, MODEL_PATH))
-        .mutate(Mutators.resources("2", "4Gi", options.gpus().orElse(1)))
+        .mutate(Mutators.resources("2", "4Gi"))
+        .mutate(Mutators.gpus(options.gpus().orElse(1)))
         .replaceExisting(), options);
   }
 

@@ -229,16 +229,16 @@ class BadInputTableIT {
         // ---- quantities ----------------------------------------------------------------------
         c("memory 4Gx", "memory",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.resources("2", "4Gx", 0)))),
+                .mutate(Mutators.resources("2", "4Gx")))),
         c("memory 4GB", "memory",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.resources("2", "4GB", 0)))),
+                .mutate(Mutators.resources("2", "4GB")))),
         c("cpu -1", "cpu",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.resources("-1", "4Gi", 0)))),
+                .mutate(Mutators.resources("-1", "4Gi")))),
         c("cpu empty", "cpu",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.resources("", "4Gi", 0)))),
+                .mutate(Mutators.resources("", "4Gi")))),
         c("gpus negative", "gpus",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
                 .mutate(Mutators.gpus(-1)))),

@@ -91,8 +91,10 @@ class ClusterWebhookIT {
             .ttlSecondsAfterFinished(600).activeDeadlineSeconds(3600).backoffLimit(2)
             .suspend(true).kueueQueue("team-queue")),
         Arguments.of("pytorch-every-mutator", Deployers.pyTorchJob("v-mutators").workers(2)
-            .mutate(Mutators.resources("500m", "1Gi", 1).amd())
-            .mutate(Mutators.resources("1", "2Gi", 2), ReplicaType.MASTER)
+            .mutate(Mutators.resources("500m", "1Gi"))
+            .mutate(Mutators.gpus(1).amd())
+            .mutate(Mutators.resources("1", "2Gi"), ReplicaType.MASTER)
+            .mutate(Mutators.gpus(2), ReplicaType.MASTER)
             .mutate(Mutators.pvc("data", "/data").readOnly().subPath("mnist"))
             .mutate(Mutators.secretVolume("creds", "/etc/creds"))
             .mutate(Mutators.configMapVolume("settings", "/etc/settings"))
@@ -118,7 +120,8 @@ class ClusterWebhookIT {
             .restartPolicy(RestartPolicy.ON_FAILURE)
             .restartPolicy(ReplicaType.EVALUATOR, RestartPolicy.NEVER)
             .cleanPodPolicy(CleanPodPolicy.RUNNING)
-            .mutate(Mutators.resources("1", "1Gi", 1))
+            .mutate(Mutators.resources("1", "1Gi"))
+            .mutate(Mutators.gpus(1))
             .mutate(Mutators.gpus(1), ReplicaType.PS)),
         Arguments.of("tfjob-workers-only", Deployers.tfJob("v-tf-workers").workers(2)),
         Arguments.of("batch-indexed", Deployers.batchJob("v-batch").replicas(3)

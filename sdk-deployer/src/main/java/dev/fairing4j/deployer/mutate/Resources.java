@@ -79,8 +79,12 @@ public record Resources(Optional<String> cpu, Optional<String> memory, int gpus,
 
   @Override
   public String toString() {
-    return "resources(" + cpu.map(c -> "cpu=" + c + " ").orElse("")
-        + memory.map(m -> "memory=" + m + " ").orElse("")
-        + (gpus > 0 ? gpuResource + "=" + gpus : "") + ")";
+    java.util.List<String> parts = new java.util.ArrayList<>();
+    cpu.ifPresent(c -> parts.add("cpu=" + c));
+    memory.ifPresent(m -> parts.add("memory=" + m));
+    if (gpus > 0) {
+      parts.add(gpuResource + "=" + gpus);
+    }
+    return "resources(" + String.join(" ", parts) + ")";
   }
 }

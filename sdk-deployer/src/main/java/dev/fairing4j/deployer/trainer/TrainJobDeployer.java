@@ -24,7 +24,8 @@ import java.util.Set;
  *
  * <pre>{@code
  * Deployers.trainJob("mnist").numNodes(2)
- *     .mutate(Mutators.resources("2", "4Gi", 1))         // per node: resourcesPerNode
+ *     .mutate(Mutators.resources("2", "4Gi"))         // per node: resourcesPerNode
+ *     .mutate(Mutators.gpus(1))
  *     .mutate(Mutators.pvc("training-data", "/data"))    // a runtime patch on the node job
  *     .on(Clusters.kubernetes())
  * }</pre>

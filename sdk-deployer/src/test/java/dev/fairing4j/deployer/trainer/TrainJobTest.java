@@ -74,7 +74,7 @@ class TrainJobTest {
             .env("HF_HUB_ENABLE_HF_TRANSFER", "1").secret("hf-token"))
         .modelInitializer("s3://models/resnet")
         .withPullCredentials(PUSH)
-        .mutate(Mutators.resources("4", "16Gi", 2))
+        .mutate(Mutators.resources("4", "16Gi")).mutate(Mutators.gpus(2))
         .mutate(Mutators.envFromSecret("WANDB_API_KEY", "wandb", "key"))
         .mutate(Mutators.pvc("training-data", "/data").readOnly())
         .mutate(Mutators.sharedMemory("8Gi"))
@@ -226,7 +226,7 @@ class TrainJobTest {
     assertThat(two).isNotEqualTo(base).isEqualTo(Deployers.trainJob("mnist").numNodes(2));
     assertThat(two.hashCode()).isEqualTo(Deployers.trainJob("mnist").numNodes(2).hashCode());
     assertThat(base.runtimeName()).isEqualTo("torch-distributed");
-    assertThat(everyOption().toString()).isEqualTo("TrainJob[mnist, ns=team-a, mutators=13,"
+    assertThat(everyOption().toString()).isEqualTo("TrainJob[mnist, ns=team-a, mutators=14,"
         + " pull=ci@registry.example.com, runtime=torch-distributed, nodes=4, procs=2,"
         + " dataset=hf://zalando-datasets/fashion_mnist, model=s3://models/resnet]")
         .doesNotContain("s3cr3t");
