@@ -11,6 +11,7 @@ import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobRendering;
+import dev.fairing4j.deployer.mutate.Env;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -114,9 +115,25 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
     return withOptions(options.withArgs(args));
   }
 
-  /** Sets an environment variable for this run in the training container of every replica. */
+  /**
+   * Sets an environment variable for this run in the training container of every replica: the
+   * one place for a run's literal environment. A value from a Secret is
+   * {@code mutate(Mutators.envFromSecret(..))}; one baked into the image (part of its digest) is
+   * the preprocessor's {@code env(..)}. Here wins over the image; a Secret's value wins over both.
+   */
   public final D env(String name, String value) {
     return withOptions(options.withEnv(name, value));
+  }
+
+  /**
+   * Like {@link #env(String, String)}, for the replicas of the given types only (e.g. a TFJob's
+   * Chief); refused like {@link #mutate(PodMutator, ReplicaType, ReplicaType...)} for a type
+   * the kind does not have.
+   */
+  public final D env(String name, String value, ReplicaType first, ReplicaType... more) {
+    Objects.requireNonNull(value, "env value");
+    return mutate(new Env(name, Optional.of(value), Optional.empty(), Optional.empty()), first,
+        more);
   }
 
   /** Adds a label to the job, its other objects and its pods. */

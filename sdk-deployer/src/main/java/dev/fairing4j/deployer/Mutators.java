@@ -110,12 +110,11 @@ public final class Mutators {
         Optional.empty());
   }
 
-  /** An environment variable with a literal value. */
-  public static Env env(String name, String value) {
-    return new Env(name, Optional.of(value), Optional.empty(), Optional.empty());
-  }
-
-  /** An environment variable read from {@code key} of Secret {@code secret}. */
+  /**
+   * An environment variable read from {@code key} of Secret {@code secret}, so the value never
+   * appears in the manifest. A literal value is the deployer's {@code env(name, value)}; one
+   * baked into the image is the preprocessor's {@code env(name, value)}.
+   */
   public static Env envFromSecret(String name, String secret, String key) {
     return new Env(name, Optional.empty(), Optional.of(secret), Optional.of(key));
   }

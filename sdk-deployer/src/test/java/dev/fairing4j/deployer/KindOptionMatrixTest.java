@@ -173,7 +173,7 @@ class KindOptionMatrixTest {
               .containsEntry("subPath", "mnist");
           assertThat(Fixtures.<Object>at(volumes.get(3), "emptyDir")).isEqualTo(Map.of());
         })));
-    options.add(new Option("env mutators", d -> d.mutate(Mutators.env("LR", "0.01"))
+    options.add(new Option("env mutators", d -> d.env("LR", "0.01")
         .mutate(Mutators.envFromSecret("WANDB_API_KEY", "wandb", "api-key")), (object, docs) ->
         Manifests.trainingContainers(object).forEach(container -> {
           assertThat(Manifests.env(container, "LR")).containsEntry("value", "0.01");

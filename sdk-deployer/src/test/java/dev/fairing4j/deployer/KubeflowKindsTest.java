@@ -66,8 +66,7 @@ class KubeflowKindsTest {
   @Test
   void aMutatorTargetedAtSeveralTypesReachesOnlyThose() {
     Map<String, Object> object = render(Deployers.tfJob("tf").chief(1).ps(1).workers(1)
-        .evaluator(1).mutate(Mutators.env("ROLE_TUNED", "1"), ReplicaType.CHIEF,
-            ReplicaType.EVALUATOR));
+        .evaluator(1).env("ROLE_TUNED", "1", ReplicaType.CHIEF, ReplicaType.EVALUATOR));
 
     for (String type : List.of("Chief", "PS", "Worker", "Evaluator")) {
       Map<String, Object> container = Manifests.container(Manifests.podTemplate(object, type),

@@ -34,7 +34,6 @@ class MutatorsTest {
         Arguments.of("emptyDir", Mutators.emptyDir("scratch", "/scratch")),
         Arguments.of("hostPath", Mutators.hostPath("/mnt/data", "/data")),
         Arguments.of("sharedMemory", Mutators.sharedMemory("2Gi")),
-        Arguments.of("env", Mutators.env("EPOCHS", "3")),
         Arguments.of("envFromSecret", Mutators.envFromSecret("TOKEN", "hf", "token")),
         Arguments.of("nodeSelector", Mutators.nodeSelector("gpu", "a100")),
         Arguments.of("toleration", Mutators.toleration("dedicated", "ml", "NoSchedule")),
@@ -48,7 +47,7 @@ class MutatorsTest {
         Arguments.of("annotations", Mutators.annotations(Map.of("x/y", "z"))),
         Arguments.of("securityContext", Mutators.securityContext().runAsUser(1000)
             .runAsNonRoot().fsGroup(100).readOnlyRootFilesystem().dropAllCapabilities()),
-        Arguments.of("all", Mutators.all(Mutators.env("A", "1"), Mutators.gpus(1))));
+        Arguments.of("all", Mutators.all(Mutators.envFromSecret("A", "s", "k"), Mutators.gpus(1))));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -285,12 +285,12 @@ class BadInputTableIT {
         // ---- pod settings ----------------------------------------------------------------------
         c("env var name with a pasted newline", "env",
             e -> e.run(Deployers.pyTorchJob("ok").env("EPOCHS\n", "3").on(e.cluster()))),
-        c("env var name with a control character in a mutator", "env",
+        c("env var name with a control character for one replica type", "env",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.env("EPO\tCHS", "3")))),
-        c("env var name with '=' in a mutator", "env",
+                .env("EPO\tCHS", "3", ReplicaType.MASTER))),
+        c("env var name with '=' from a Secret", "env",
             e -> e.run(Deployers.pyTorchJob("ok").on(e.cluster())
-                .mutate(Mutators.env("A=B", "x")))),
+                .mutate(Mutators.envFromSecret("A=B", "creds", "key")))),
         c("label key with a space", "label",
             e -> e.run(Deployers.pyTorchJob("ok").label("team name", "a").on(e.cluster()))),
         c("label key with an over-long prefix", "label",

@@ -101,7 +101,7 @@ class ClusterWebhookIT {
             .mutate(Mutators.emptyDir("scratch", "/scratch"))
             .mutate(Mutators.hostPath("/mnt/cache", "/cache"))
             .mutate(Mutators.sharedMemory("2Gi"))
-            .mutate(Mutators.env("EPOCHS", "3"))
+            .env("EPOCHS", "3")
             .mutate(Mutators.envFromSecret("TOKEN", "creds", "token"))
             .mutate(Mutators.nodeSelector("accelerator", "a100"))
             .mutate(Mutators.toleration("nvidia.com/gpu", "present", "NoSchedule"))

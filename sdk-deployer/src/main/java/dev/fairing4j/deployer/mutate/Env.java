@@ -32,7 +32,7 @@ public record Env(String name, Optional<String> value, Optional<String> secretNa
     if (value.isPresent() == secretName.isPresent()
         || secretName.isPresent() != secretKey.isPresent()) {
       throw InvalidInputException.of("env " + name, "needs either a value or a secret name and"
-          + " key, not both or neither", "use Mutators.env(name, value) or"
+          + " key, not both or neither", "use the deployer's env(name, value) or"
           + " Mutators.envFromSecret(name, secret, key)");
     }
     secretName.ifPresent(secret -> Validators.dns1123Subdomain("env " + name + " secret",

@@ -107,7 +107,7 @@ class TrainJobTest {
             .mutate(Mutators.nodeSelector("pool", "cpu"))
             .mutate(Mutators.toleration("dedicated", "ml", "NoSchedule"))
             .mutate(Mutators.serviceAccount("trainer"))
-            .mutate(Mutators.env("EPOCHS", "1")), V20));
+            .env("EPOCHS", "1"), V20));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -252,7 +252,8 @@ class TrainJobTest {
             Deployers.trainJob("a").env("PET_NNODES", "4"), "env",
             "[PET_NNODES] is set by the Trainer's torch plugin"),
         Arguments.of("a reserved variable from a mutator",
-            Deployers.trainJob("a").mutate(Mutators.env("PET_MASTER_ADDR", "x")), "env",
+            Deployers.trainJob("a").mutate(Mutators.envFromSecret("PET_MASTER_ADDR", "s", "k")),
+            "env",
             "must not have reserved envs"),
         Arguments.of("an MPI variable", Deployers.trainJob("a").env(
             "OMPI_MCA_orte_default_hostfile", "/h"), "env", "MPI plugin"),
