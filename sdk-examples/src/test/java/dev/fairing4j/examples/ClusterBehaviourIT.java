@@ -18,7 +18,7 @@ import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Mutators;
-import dev.fairing4j.deployer.OnTimeout;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubernetes.KubernetesTrainingJob;

@@ -25,8 +25,9 @@ import java.util.Optional;
  *       any other registry needs TLS and, if private, a {@code podman login}.
  *   <li>PersistentVolumeClaims are bound from the same local directories as {@link LocalCluster}'s,
  *       so a model a job saves is found with {@link #claimDir(String)}.
- *   <li>Restart policies, status, logs, deletion, {@link #list(String)} and
- *       {@link #attach(String, String)} work as on the local cluster. Containers are removed when
+ *   <li>Restart policies, status, logs, deletion, {@link #list(String)},
+ *       {@link #attach(String, String)} and {@link dev.fairing4j.deployer.TrainingClient} work as
+ *       on the local cluster. Containers are removed when
  *       they end, when the job is deleted, and when the supervising JVM dies, even by SIGKILL (a
  *       watchdog process removes them; a JVM whose watchdog was killed too leaves its containers
  *       to the next JVM that submits to podman).
