@@ -338,8 +338,8 @@ class ClusterBehaviourIT {
 
   @Test
   void aWaitThatTimesOutDeletesTheJobWithItsPods() throws IOException {
-    KubernetesTrainingJob job = (KubernetesTrainingJob) pipeline(sleeper(),
-        Deployers.pyTorchJob("deadline").workers(1)).run();
+    // No cast: the bounded wait is on every TrainingJob.
+    TrainingJob job = pipeline(sleeper(), Deployers.pyTorchJob("deadline").workers(1)).run();
     running(job, 2);
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofSeconds(2), OnTimeout.DELETE))
