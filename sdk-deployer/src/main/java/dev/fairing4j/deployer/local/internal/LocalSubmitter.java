@@ -153,31 +153,6 @@ public final class LocalSubmitter {
         plan.namespace(), settings.killOnTimeout(), listener);
   }
 
-  /** Fails when the job exists, unless replacing it: then deletes it, live or detached. */
-  static void clearExisting(StateStore store, Path jobDir, JobPlan plan,
-      SubmitOptions options) {
-    if (!Files.exists(jobDir)) {
-      return;
-    }
-    Optional<JobRecord> existing = store.read(jobDir);
-    if (existing.isPresent() && !options.replaceExisting()) {
-      String phase = StatusMapper.toStatus(existing.get(), true).phase().toString();
-      throw FairingException.of("submit job locally",
-          plan.kind().kind() + " " + plan.namespace() + "/" + plan.name(),
-          "a local job with this name already exists (" + phase + ")",
-          "add .replaceExisting() (or .uniqueName()) to the deployer, or delete it first:"
-              + " Clusters.local().attach(\"" + plan.namespace() + "\", \"" + plan.name()
-              + "\").ifPresent(TrainingJob::delete)", null);
-    }
-    // Replacing, or a directory without a record (an interrupted submit or delete).
-    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
-    if (live.isPresent()) {
-      live.get().delete();
-    } else {
-      DetachedControl.delete(store, jobDir);
-    }
-  }
-
   private static List<String> argv(JobPlan.Group group, BuildContext context) {
     JobPlan.Container container = group.pod().container();
     List<String> argv = new ArrayList<>(container.command().isEmpty() ? context.command()

@@ -8,6 +8,7 @@ import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The steps a submission to this machine takes whether its replicas are sandboxed processes
@@ -23,12 +24,37 @@ final class SubmitSteps {
    */
   static void createJobDir(StateStore store, Path jobDir, JobPlan plan, SubmitOptions options,
       String cluster, Path stateDir) {
-    LocalSubmitter.clearExisting(store, jobDir, plan, options);
+    clearExisting(store, jobDir, plan, options, cluster);
     try {
       Files.createDirectories(jobDir);
     } catch (IOException e) {
       throw FairingException.of("submit job to the " + cluster + " cluster", jobDir.toString(),
           e.getMessage(), "check the permissions of " + stateDir, e);
+    }
+  }
+
+  /** Fails when the job exists, unless replacing it: then deletes it, live or detached. */
+  private static void clearExisting(StateStore store, Path jobDir, JobPlan plan,
+      SubmitOptions options, String cluster) {
+    if (!Files.exists(jobDir)) {
+      return;
+    }
+    Optional<JobRecord> existing = store.read(jobDir);
+    if (existing.isPresent() && !options.replaceExisting()) {
+      String phase = StatusMapper.toStatus(existing.get(), true).phase().toString();
+      throw FairingException.of("submit job to the " + cluster + " cluster",
+          plan.kind().kind() + " " + plan.namespace() + "/" + plan.name(),
+          "a " + cluster + " job with this name already exists (" + phase + ")",
+          "add .replaceExisting() (or .uniqueName()) to the deployer, or delete it first:"
+              + " Clusters." + cluster + "().attach(\"" + plan.namespace() + "\", \"" + plan.name()
+              + "\").ifPresent(TrainingJob::delete)", null);
+    }
+    // Replacing, or a directory without a record (an interrupted submit or delete).
+    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
+    if (live.isPresent()) {
+      live.get().delete();
+    } else {
+      DetachedControl.delete(store, jobDir);
     }
   }
 
