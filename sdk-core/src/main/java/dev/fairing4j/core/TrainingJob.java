@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * A handle on a submitted training job, wherever it runs (a Kubernetes cluster or this machine):
@@ -29,6 +30,41 @@ public interface TrainingJob extends Displayable {
    * @throws JobTimeoutException when {@code timeout} passes first
    */
   JobStatus waitForCompletion(Duration timeout);
+
+  /**
+   * Blocks until the job succeeds (returning its final status) or fails, and when
+   * {@code timeout} passes first, leaves the job running ({@link OnTimeout#KEEP}, as
+   * {@link #waitForCompletion(Duration)} does), deletes it as {@link #delete()} does
+   * ({@link OnTimeout#DELETE}) or suspends it ({@link OnTimeout#SUSPEND}, where the cluster can
+   * resume a job: Kubernetes) before it throws. The same call on every cluster, so a script need
+   * not know where its job runs to bound it.
+   *
+   * <p>This default waits with {@link #waitForCompletion(Duration)} and deletes after it; it
+   * refuses {@link OnTimeout#SUSPEND} before waiting, since it knows no way to resume.
+   *
+   * @throws JobFailedException when the job fails
+   * @throws JobTimeoutException when {@code timeout} passes first; its message says what was done
+   *     with the job
+   * @throws InvalidInputException naming {@code onTimeout} when the job's cluster cannot do it
+   */
+  default JobStatus waitForCompletion(Duration timeout, OnTimeout onTimeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(onTimeout, "onTimeout");
+    if (onTimeout == OnTimeout.SUSPEND) {
+      throw InvalidInputException.of("onTimeout", kind() + " " + name() + " runs where a job"
+          + " cannot be suspended and resumed", "pass OnTimeout.DELETE to stop and remove it on"
+          + " timeout, or OnTimeout.KEEP to leave it running");
+    }
+    try {
+      return waitForCompletion(timeout);
+    } catch (JobTimeoutException e) {
+      if (onTimeout == OnTimeout.KEEP) {
+        throw e;
+      }
+      delete();
+      throw new JobTimeoutException(e.lastStatus(), timeout, "deleted it");
+    }
+  }
 
   /**
    * The logs of every replica. Followed ({@code stream}/{@code follow}) on a job a pipeline

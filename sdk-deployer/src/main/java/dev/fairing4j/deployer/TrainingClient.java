@@ -17,12 +17,14 @@ import java.util.Objects;
 /**
  * Arena's verbs as a Java API: list, inspect, follow, delete and re-attach to training jobs
  * (PyTorchJob, TFJob, Kubeflow Trainer v2 TrainJob and the SDK's batch Jobs) of one namespace,
- * and see where the GPUs go.
+ * and see where the GPUs go, on every cluster of the SDK: Kubernetes, and this machine's local
+ * and podman clusters, whose jobs are read from their state directory.
  * An immutable value: {@link #inNamespace} derives a client for another namespace that shares
  * this one's connection, so notebook cells can keep one per team.
  *
  * <pre>{@code
  * var client = TrainingClient.connect(Clusters.kubernetes()).inNamespace("kubeflow");
+ * var here = TrainingClient.connect(Clusters.podman()); // or Clusters.local(): the same verbs
  * client.list();                          // NAME STATUS TRAINER AGE NODE
  * TrainingJob job = client.attach("mnist"); // after a kernel restart
  * }</pre>
@@ -46,13 +48,15 @@ public final class TrainingClient {
    * A client for {@code cluster}, in its default namespace (the kubeconfig context's). Nothing
    * is read until a verb needs it.
    *
-   * @throws InvalidInputException for a cluster kind that cannot list its jobs
+   * @throws InvalidInputException for a {@link Cluster} the SDK did not make, which cannot list
+   *     its jobs
    */
   public static TrainingClient connect(Cluster cluster) {
     Objects.requireNonNull(cluster, "cluster");
     if (!(ClusterBackends.of(cluster).orElse(null) instanceof JobDirectory.Provider provider)) {
       throw InvalidInputException.of("cluster", cluster.describe() + " cannot list its jobs",
-          "connect to Clusters.kubernetes()");
+          "connect to one of the SDK's clusters: Clusters.kubernetes(), Clusters.local() or"
+              + " Clusters.podman()");
     }
     return new TrainingClient(provider.jobDirectory(), null, cluster.describe());
   }

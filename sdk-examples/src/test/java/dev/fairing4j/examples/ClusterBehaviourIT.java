@@ -18,7 +18,7 @@ import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Mutators;
-import dev.fairing4j.deployer.OnTimeout;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubernetes.KubernetesTrainingJob;
@@ -338,8 +338,8 @@ class ClusterBehaviourIT {
 
   @Test
   void aWaitThatTimesOutDeletesTheJobWithItsPods() throws IOException {
-    KubernetesTrainingJob job = (KubernetesTrainingJob) pipeline(sleeper(),
-        Deployers.pyTorchJob("deadline").workers(1)).run();
+    // No cast: the bounded wait is on every TrainingJob.
+    TrainingJob job = pipeline(sleeper(), Deployers.pyTorchJob("deadline").workers(1)).run();
     running(job, 2);
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofSeconds(2), OnTimeout.DELETE))

@@ -9,7 +9,9 @@ import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
@@ -19,6 +21,7 @@ import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.RestartPolicy;
+import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.local.PodmanCluster;
 import java.io.BufferedReader;
@@ -224,6 +227,48 @@ class PodmanClusterIT {
     assertThat(cluster.attach("default", "podkill")).isEmpty();
   }
 
+  /**
+   * The podman cluster has Arena's verbs as the local cluster has them, and a bounded wait that
+   * deletes: both through the interfaces a script holds, with no podman class named.
+   */
+  @Test
+  void aTrainingClientSeesAndDeletesPodmanJobsAndATimeoutCanDeleteOne() throws IOException {
+    TrainingClient client = TrainingClient.connect(cluster);
+    pipeline(deployer("podclient").args("--sleep")).run();
+    TrainingJob attached = client.attach("podclient");
+    awaitSleeping(attached);
+
+    assertThat(client.list().jobs()).singleElement().satisfies(job -> {
+      assertThat(job.name()).isEqualTo("podclient");
+      assertThat(job.status()).isEqualTo(JobPhase.RUNNING);
+    });
+    assertThat(client.get("podclient").status().pods()).extracting(PodInfo::name)
+        .containsExactly("podclient-master-0", "podclient-worker-0");
+    assertThat(client.logs("podclient").snapshot()).extracting(l -> l.text())
+        .contains("sleeping");
+    client.delete("podclient");
+    assertThat(containers()).isEmpty();
+    assertThat(client.list().jobs()).isEmpty();
+
+    TrainingJob bounded = pipeline(deployer("podbound").args("--sleep")).run();
+    awaitSleeping(bounded);
+    assertThatThrownBy(() -> bounded.waitForCompletion(Duration.ofSeconds(1), OnTimeout.DELETE))
+        .isInstanceOfSatisfying(JobTimeoutException.class,
+            e -> assertThat(e.getMessage()).contains("deleted it"));
+    assertThat(containers()).isEmpty();
+    assertThat(cluster.attach("default", "podbound")).isEmpty();
+  }
+
+  /** Waits until both replicas of {@code job} print that they sleep. */
+  private static void awaitSleeping(TrainingJob job) {
+    Instant end = Instant.now().plusSeconds(60);
+    while (job.logs().snapshot().stream().filter(l -> l.text().equals("sleeping")).count() < 2
+        && Instant.now().isBefore(end)) {
+      sleep(50);
+    }
+    assertThat(job.logs().snapshot()).filteredOn(l -> l.text().equals("sleeping")).hasSize(2);
+  }
+
   @Test
   void anotherJvmDeletesAJobAndAKilledJvmLeavesNoContainer() throws Exception {
     // A container left by a JVM whose watchdog died with it: the next JVM's first submit sweeps it.
@@ -312,7 +357,8 @@ class PodmanClusterIT {
         "ps", "--all", "--format", "{{.Names}}"));
     return names.lines().filter(n -> n.startsWith("podjob-") || n.startsWith("podfail-")
         || n.startsWith("podkill-") || n.startsWith("podremote-")
-        || n.startsWith("podorphan-") || n.startsWith("podsweep-")).toList();
+        || n.startsWith("podorphan-") || n.startsWith("podsweep-")
+        || n.startsWith("podclient-") || n.startsWith("podbound-")).toList();
   }
 
   private static void sleep(long millis) {

@@ -9,7 +9,7 @@ import dev.fairing4j.core.MetricParser;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.ProgressTap;
-import dev.fairing4j.deployer.OnTimeout;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.deployer.internal.OwnedObjects;
 import dev.fairing4j.deployer.kubernetes.internal.Deletion;
 import dev.fairing4j.deployer.kubernetes.internal.JobCompletion;
@@ -161,6 +161,7 @@ public final class KubernetesTrainingJob implements TrainingJob {
    * @throws JobTimeoutException when {@code timeout} passes first; its message says what was done
    *     with the job
    */
+  @Override
   public JobStatus waitForCompletion(Duration timeout, OnTimeout onTimeout) {
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(onTimeout, "onTimeout");

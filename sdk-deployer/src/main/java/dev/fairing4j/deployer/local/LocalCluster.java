@@ -1,19 +1,9 @@
 package dev.fairing4j.deployer.local;
 
-import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.Validators;
-import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.local.internal.RecordedJobs;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
+import dev.fairing4j.deployer.local.internal.LocalSubmitter;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -56,19 +46,19 @@ import java.util.Optional;
  * Cluster local = LocalCluster.create().volume("traindb-models-claim", Path.of("models"));
  * }</pre>
  */
-public final class LocalCluster implements Cluster {
+public final class LocalCluster extends MachineCluster<LocalCluster> {
   static {
     // The deployers reach the backend through ClusterBackends, which says why.
-    ClusterBackends.register(LocalCluster.class, cluster -> cluster.backend);
+    ClusterBackends.register(LocalCluster.class, MachineCluster::backend);
   }
 
   private final LocalSettings settings;
-  // Not part of the value: runs jobs and lists them, from the settings alone.
-  private final LocalBackend backend;
 
   private LocalCluster(LocalSettings settings) {
+    super("local", settings, settings, new MachineBackend(settings,
+        (job, context, options, progress) -> LocalSubmitter.submit(settings, job, context,
+            options, progress), true));
     this.settings = settings;
-    this.backend = new LocalBackend(settings);
   }
 
   /**
@@ -81,30 +71,6 @@ public final class LocalCluster implements Cluster {
     return new LocalCluster(LocalSettings.defaults());
   }
 
-  /** Keeps job records, run directories and logs under {@code dir}. */
-  public LocalCluster stateDir(Path dir) {
-    Objects.requireNonNull(dir, "dir");
-    return with(settings.withStateDir(dir.toAbsolutePath().normalize()));
-  }
-
-  /**
-   * Creates each claim's directory as {@code dir/<claim name>}, unless mapped by
-   * {@link #volume}.
-   */
-  public LocalCluster volumesDir(Path dir) {
-    Objects.requireNonNull(dir, "dir");
-    return with(settings.withVolumesDir(dir.toAbsolutePath().normalize()));
-  }
-
-  /** Backs PersistentVolumeClaim {@code claimName} with {@code dir}. */
-  public LocalCluster volume(String claimName, Path dir) {
-    Validators.dns1123Subdomain("claimName", claimName);
-    Objects.requireNonNull(dir, "dir");
-    Map<String, Path> claims = new HashMap<>(settings.claims());
-    claims.put(claimName, dir.toAbsolutePath().normalize());
-    return with(settings.withClaims(claims));
-  }
-
   /**
    * Runs {@code python ...} and {@code torchrun ...} commands with {@code interpreter} instead of
    * choosing one per job.
@@ -112,11 +78,6 @@ public final class LocalCluster implements Cluster {
   public LocalCluster python(Path interpreter) {
     Objects.requireNonNull(interpreter, "interpreter");
     return with(settings.withPython(Optional.of(interpreter.toAbsolutePath())));
-  }
-
-  /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
-  public LocalCluster ignoreGpuRequests() {
-    return with(settings.withIgnoreGpuRequests(true));
   }
 
   /**
@@ -131,14 +92,6 @@ public final class LocalCluster implements Cluster {
   }
 
   /**
-   * Stops a job's processes when {@code waitForCompletion} times out or is interrupted (the job
-   * then ends Failed); by default the job keeps running, as it would on a cluster.
-   */
-  public LocalCluster killOnTimeout() {
-    return with(settings.withKillOnTimeout(true));
-  }
-
-  /**
    * Ties every job to this JVM, for scripts that must leave nothing running when they end: this
    * JVM supervises the job itself, and when it exits, normally, by Ctrl-C or even by SIGKILL,
    * the job's processes end with it (a later {@link #list(String)} shows the job Failed, its
@@ -150,67 +103,15 @@ public final class LocalCluster implements Cluster {
     return with(settings.withTiedToJvm(true));
   }
 
-  /** The state directory. */
-  public Path stateDir() {
-    return settings.stateDir();
-  }
-
-  /** The directory that backs PersistentVolumeClaim {@code claimName}. */
-  public Path claimDir(String claimName) {
-    return settings.claimDir(Validators.dns1123Subdomain("claimName", claimName));
-  }
-
-  /** The local jobs of {@code namespace}, by name, whichever JVM started them. */
-  public List<TrainingJob> list(String namespace) {
-    return jobs().list(namespace);
-  }
-
-  /** The local jobs of every namespace. */
-  public List<TrainingJob> listAll() {
-    return jobs().listAll();
-  }
-
-  /** A handle on local job {@code name} of {@code namespace}, if it exists. */
-  public Optional<TrainingJob> attach(String namespace, String name) {
-    return jobs().attach(namespace, name);
-  }
-
-  /** Submits through the backend; the package's tests submit rendered jobs directly. */
-  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
-      ProgressListener progress) {
-    return backend.submit(job, context, options, progress);
-  }
-
   @Override
-  public String describe() {
-    return "local(state=" + settings.stateDir() + ", sandbox="
-        + (settings.sandbox() ? "bwrap" : "none")
-        + settings.python().map(p -> ", python=" + p).orElse("")
-        + (settings.ignoreGpuRequests() ? ", ignoreGpuRequests" : "")
-        + (settings.killOnTimeout() ? ", killOnTimeout" : "")
-        + (settings.tiedToJvm() ? ", tiedToJvm" : "") + ")";
-  }
-
-  private RecordedJobs jobs() {
-    return backend.jobs();
-  }
-
-  private LocalCluster with(LocalSettings newSettings) {
+  LocalCluster with(LocalSettings newSettings) {
     return new LocalCluster(newSettings);
   }
 
   @Override
-  public boolean equals(Object other) {
-    return other instanceof LocalCluster that && settings.equals(that.settings);
-  }
-
-  @Override
-  public int hashCode() {
-    return settings.hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return describe();
+  String ownOptions() {
+    return ", sandbox=" + (settings.sandbox() ? "bwrap" : "none")
+        + settings.python().map(p -> ", python=" + p).orElse("")
+        + (settings.tiedToJvm() ? ", tiedToJvm" : "");
   }
 }

@@ -29,6 +29,8 @@ class ClusterBackendsTest {
     assertThat(local).isInstanceOf(JobDirectory.Provider.class)
         .isNotInstanceOf(StorageBackend.class);
     assertThat(podman.runsContextDirectly()).isFalse();
+    assertThat(podman).isInstanceOf(JobDirectory.Provider.class)
+        .isNotInstanceOf(StorageBackend.class);
     assertThat(kubernetes.runsContextDirectly()).isFalse();
     assertThat(kubernetes).isInstanceOf(StorageBackend.class)
         .isInstanceOf(JobDirectory.Provider.class);

@@ -125,6 +125,7 @@ class LocalClusterDetachedIT {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // killOnTimeout() keeps working while deprecated
   void aJobFailedFromAnotherJvmStopsThroughItsSupervisor() throws Exception {
     LocalTrainingJob job = submit("doomed", "import time\nprint('up', flush=True)\n"
         + "time.sleep(120)\n");

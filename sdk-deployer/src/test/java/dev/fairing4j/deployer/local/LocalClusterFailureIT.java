@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
@@ -170,6 +172,7 @@ class LocalClusterFailureIT {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // killOnTimeout() keeps working while deprecated
   void timeoutWithKillOnTimeoutLeavesNoProcessBehind() throws Exception {
     TrainingJob job = submit(cluster().killOnTimeout(), masterOnly("slow", "Never", Map.of()),
         SLEEPER);
@@ -185,6 +188,34 @@ class LocalClusterFailureIT {
     assertThat(status.decidingCondition().orElseThrow().message()).contains("timed out");
     // The record and logs stay readable after the stop.
     assertThat(job.logs().snapshot()).extracting(l -> l.text()).contains("sleeping");
+  }
+
+  /**
+   * {@code OnTimeout.DELETE} does on this machine what it does on Kubernetes: the job is gone
+   * when the timeout is thrown, no process of it left; SUSPEND, which a local process cannot
+   * honour, is refused before any waiting and leaves the job running.
+   */
+  @Test
+  void aWaitThatTimesOutWithOnTimeoutDeleteRemovesTheJobAndEveryProcess() throws Exception {
+    LocalCluster cluster = cluster();
+    TrainingJob job = submit(cluster, masterOnly("bounded", "Never", Map.of()), SLEEPER);
+    List<Long> pids = awaitSleeper(job);
+
+    assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMillis(300), OnTimeout.SUSPEND))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("onTimeout");
+          assertThat(e.fix()).contains("OnTimeout.DELETE");
+        });
+    assertThat(pids).allMatch(LocalClusterFailureIT::alive);
+
+    JobTimeoutException timeout = catchThrowableOfType(JobTimeoutException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(1), OnTimeout.DELETE));
+
+    assertThat(timeout.getMessage()).contains("deleted it");
+    assertThat(timeout.lastStatus().phase()).isEqualTo(JobPhase.RUNNING);
+    assertThat(pids).noneMatch(LocalClusterFailureIT::alive);
+    assertThat(cluster.attach("default", "bounded")).isEmpty();
+    assertThat(state.resolve("jobs/default/bounded")).doesNotExist();
   }
 
   @Test

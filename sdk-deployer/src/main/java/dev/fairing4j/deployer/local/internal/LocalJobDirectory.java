@@ -20,9 +20,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The local cluster's jobs for {@link dev.fairing4j.deployer.TrainingClient}: read from the state
- * directory, so a client in another JVM (a restarted notebook kernel) sees the same jobs. This
- * machine is the only node; its GPUs are the ones the local cluster schedules against.
+ * The jobs of a cluster on this machine (local or podman) for
+ * {@link dev.fairing4j.deployer.TrainingClient}: read from the state directory, so a client in
+ * another JVM (a restarted notebook kernel) sees the same jobs. This machine is the only node;
+ * its GPUs are the ones both clusters schedule against.
  */
 public final class LocalJobDirectory implements JobDirectory {
   private final RecordedJobs cluster;

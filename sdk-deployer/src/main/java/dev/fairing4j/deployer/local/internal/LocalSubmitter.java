@@ -6,7 +6,6 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.io.IOException;
@@ -40,19 +39,12 @@ public final class LocalSubmitter {
   /** Submits {@code job}, running {@code context}, with {@code settings}. */
   public static TrainingJob submit(LocalSettings settings, RenderedJob job, BuildContext context,
       SubmitOptions options, ProgressListener progress) {
-    ProgressListener listener = GuardedListener.guard(progress == null ? ProgressListener.NONE
-        : progress);
+    ProgressListener listener = SubmitSteps.guard(progress);
     JobPlan plan = ManifestReader.read(job);
     Sandbox sandbox = SandboxCheck.sandbox(settings.sandbox());
     StateStore store = new StateStore(settings.stateDir());
     Path jobDir = store.jobDir(plan.namespace(), plan.name());
-    clearExisting(store, jobDir, plan, options);
-    try {
-      Files.createDirectories(jobDir);
-    } catch (IOException e) {
-      throw FairingException.of("submit job locally", jobDir.toString(), e.getMessage(),
-          "check the permissions of " + settings.stateDir(), e);
-    }
+    SubmitSteps.createJobDir(store, jobDir, plan, options, "local", settings.stateDir());
     Optional<DetachedSupervisor> detached = Optional.empty();
     try {
       // Started first: the supervisor's JVM boots while the job is staged and probed.
@@ -66,9 +58,7 @@ public final class LocalSubmitter {
       return handle;
     } catch (RuntimeException e) {
       detached.ifPresent(DetachedSupervisor::cancel);
-      // A supervisor that got as far as starting replicas stops them before the files go.
-      LiveJobs.get(jobDir).ifPresent(JobSupervisor::delete);
-      LiveJobs.remove(jobDir);
+      SubmitSteps.stopLive(jobDir);
       store.remove(jobDir);
       throw e;
     }
@@ -77,13 +67,7 @@ public final class LocalSubmitter {
   private static TrainingJob prepareAndStart(LocalSettings settings, JobPlan plan,
       BuildContext context, Sandbox sandbox, StateStore store, Path jobDir,
       ProgressListener listener, Optional<DetachedSupervisor> detached) {
-    for (JobPlan.Group group : plan.groups()) {
-      if (!group.pod().otherContainers().isEmpty()) {
-        listener.onEvent(new ProgressEvent.Note("local cluster: " + group.type()
-            + " runs container '" + group.pod().container().name() + "' only; "
-            + group.pod().otherContainers() + " are not run locally"));
-      }
-    }
+    SubmitSteps.noteSideContainers(plan, "local", listener);
     if (!sandbox.isolates()) {
       listener.onEvent(new ProgressEvent.Note("local cluster: no sandbox; replicas run in "
           + StateStore.runDir(jobDir) + " and container paths a script opens (volume mount"
@@ -121,8 +105,7 @@ public final class LocalSubmitter {
     JobPorts ports = JobPorts.allocate(plan);
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
-    boolean wantsGpus = plan.groups().stream().anyMatch(g -> g.pod().container().gpus() > 0);
-    int gpus = wantsGpus ? GpuProbe.count() : 0;
+    int gpus = SubmitSteps.gpus(plan);
     Map<String, PreparedReplica> prepared = new LinkedHashMap<>();
     for (ReplicaId id : plan.replicas()) {
       JobPlan.Group group = plan.group(id.type()).orElseThrow();
@@ -168,31 +151,6 @@ public final class LocalSubmitter {
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
         plan.namespace(), settings.killOnTimeout(), listener);
-  }
-
-  /** Fails when the job exists, unless replacing it: then deletes it, live or detached. */
-  static void clearExisting(StateStore store, Path jobDir, JobPlan plan,
-      SubmitOptions options) {
-    if (!Files.exists(jobDir)) {
-      return;
-    }
-    Optional<JobRecord> existing = store.read(jobDir);
-    if (existing.isPresent() && !options.replaceExisting()) {
-      String phase = StatusMapper.toStatus(existing.get(), true).phase().toString();
-      throw FairingException.of("submit job locally",
-          plan.kind().kind() + " " + plan.namespace() + "/" + plan.name(),
-          "a local job with this name already exists (" + phase + ")",
-          "add .replaceExisting() (or .uniqueName()) to the deployer, or delete it first:"
-              + " Clusters.local().attach(\"" + plan.namespace() + "\", \"" + plan.name()
-              + "\").ifPresent(TrainingJob::delete)", null);
-    }
-    // Replacing, or a directory without a record (an interrupted submit or delete).
-    Optional<JobSupervisor> live = LiveJobs.get(jobDir);
-    if (live.isPresent()) {
-      live.get().delete();
-    } else {
-      DetachedControl.delete(store, jobDir);
-    }
   }
 
   private static List<String> argv(JobPlan.Group group, BuildContext context) {

@@ -1,12 +1,14 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.ProgressTap;
@@ -74,8 +76,37 @@ public final class LocalTrainingJob implements TrainingJob {
     return StatusMapper.toStatus(record(), supervised(record()));
   }
 
+  /**
+   * Follows the job until it ends or {@code timeout} passes, then leaves it running (or stops it,
+   * on a cluster made with the deprecated {@code killOnTimeout()}).
+   */
   @Override
   public JobStatus waitForCompletion(Duration timeout) {
+    return await(timeout, OnTimeout.KEEP);
+  }
+
+  /**
+   * Follows the job until it ends or {@code timeout} passes, then leaves it running
+   * ({@link OnTimeout#KEEP}) or stops its processes and removes it as {@link #delete()} does
+   * ({@link OnTimeout#DELETE}). {@link OnTimeout#SUSPEND} is refused before waiting: a suspended
+   * Kubernetes job keeps its object and gets new pods on resume, but a process stopped here
+   * cannot be resumed where it stopped.
+   *
+   * @throws InvalidInputException naming {@code onTimeout} for {@link OnTimeout#SUSPEND}
+   */
+  @Override
+  public JobStatus waitForCompletion(Duration timeout, OnTimeout onTimeout) {
+    Objects.requireNonNull(onTimeout, "onTimeout");
+    if (onTimeout == OnTimeout.SUSPEND) {
+      throw InvalidInputException.of("onTimeout", kind + " " + name + " runs on this machine,"
+          + " where a job cannot be suspended: its processes would end and cannot resume where"
+          + " they stopped", "pass OnTimeout.DELETE to stop and remove it on timeout, or"
+          + " OnTimeout.KEEP to leave it running (delete() stops it later)");
+    }
+    return await(timeout, onTimeout);
+  }
+
+  private JobStatus await(Duration timeout, OnTimeout onTimeout) {
     Objects.requireNonNull(timeout, "timeout");
     Instant deadline = Instant.now().plus(timeout);
     while (true) {
@@ -101,6 +132,10 @@ public final class LocalTrainingJob implements TrainingJob {
       }
       Duration left = Duration.between(Instant.now(), deadline);
       if (left.isNegative() || left.isZero()) {
+        if (onTimeout == OnTimeout.DELETE) {
+          delete();
+          throw new JobTimeoutException(status, timeout, "deleted it");
+        }
         if (killOnTimeout) {
           stopAfter("waitForCompletion timed out after " + timeout);
           throw new JobTimeoutException(status(), timeout, "its processes were stopped");

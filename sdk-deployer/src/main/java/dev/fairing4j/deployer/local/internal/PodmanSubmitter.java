@@ -9,7 +9,6 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.io.IOException;
@@ -39,8 +38,7 @@ public final class PodmanSubmitter {
   /** Submits {@code job} with {@code settings}; {@code context} only lends its env to $(VAR). */
   public static TrainingJob submit(PodmanSettings settings, RenderedJob job, BuildContext context,
       SubmitOptions options, ProgressListener progress) {
-    ProgressListener listener = GuardedListener.guard(progress == null ? ProgressListener.NONE
-        : progress);
+    ProgressListener listener = SubmitSteps.guard(progress);
     JobPlan plan = ManifestReader.read(job);
     Set<String> images = images(plan);
     PodmanTool tool = PodmanTool.resolve(settings);
@@ -49,19 +47,12 @@ public final class PodmanSubmitter {
     LocalSettings local = settings.local();
     StateStore store = new StateStore(local.stateDir());
     Path jobDir = store.jobDir(plan.namespace(), plan.name());
-    LocalSubmitter.clearExisting(store, jobDir, plan, options);
-    try {
-      Files.createDirectories(jobDir);
-    } catch (IOException e) {
-      throw FairingException.of("submit job to podman", jobDir.toString(), e.getMessage(),
-          "check the permissions of " + local.stateDir(), e);
-    }
+    SubmitSteps.createJobDir(store, jobDir, plan, options, "podman", local.stateDir());
     try {
       return prepareAndStart(local, plan, context, tool, wrapper, images, store, jobDir,
           listener);
     } catch (RuntimeException e) {
-      LiveJobs.get(jobDir).ifPresent(JobSupervisor::delete);
-      LiveJobs.remove(jobDir);
+      SubmitSteps.stopLive(jobDir);
       ContainerCleanup.run(jobDir);
       store.remove(jobDir);
       throw e;
@@ -72,13 +63,7 @@ public final class PodmanSubmitter {
       BuildContext context, PodmanTool tool, List<String> wrapper, Set<String> images,
       StateStore store, Path jobDir, ProgressListener listener) {
     PodmanReaper.ensureStarted(tool);
-    for (JobPlan.Group group : plan.groups()) {
-      if (!group.pod().otherContainers().isEmpty()) {
-        listener.onEvent(new ProgressEvent.Note("podman cluster: " + group.type()
-            + " runs container '" + group.pod().container().name() + "' only; "
-            + group.pod().otherContainers() + " are not run"));
-      }
-    }
+    SubmitSteps.noteSideContainers(plan, "podman", listener);
     for (String image : images) {
       if (!tool.imageExists(image)) {
         String step = "pull " + image;
@@ -95,8 +80,7 @@ public final class PodmanSubmitter {
     JobPorts ports = JobPorts.allocate(plan);
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
-    boolean wantsGpus = plan.groups().stream().anyMatch(g -> g.pod().container().gpus() > 0);
-    int gpus = wantsGpus ? GpuProbe.count() : 0;
+    int gpus = SubmitSteps.gpus(plan);
     Map<String, PreparedReplica> prepared = new LinkedHashMap<>();
     List<String> names = new ArrayList<>();
     for (ReplicaId id : plan.replicas()) {

@@ -7,23 +7,35 @@ import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
+import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
-import dev.fairing4j.deployer.local.internal.LocalSubmitter;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
 import java.util.Objects;
 
 /**
- * What a {@link LocalCluster} does behind its public face: runs jobs and lists them.
- * Package-private so that none of it shows on the public class; the deployers reach it through
- * {@link dev.fairing4j.deployer.internal.ClusterBackends}.
+ * What a cluster on this machine ({@link LocalCluster}, {@link PodmanCluster}) does behind its
+ * public face: runs jobs and lists them. The two differ only in how a replica starts (a sandboxed
+ * process over the build context, or a container of the built image), so they share this backend
+ * and pass in their submitter. Package-private so that none of it shows on the public classes;
+ * the deployers reach it through {@link dev.fairing4j.deployer.internal.ClusterBackends}.
  */
-final class LocalBackend implements ClusterBackend, JobDirectory.Provider {
-  private final LocalSettings settings;
+final class MachineBackend implements ClusterBackend, JobDirectory.Provider {
+  /** How a cluster on this machine starts a job's replicas. */
+  @FunctionalInterface
+  interface Submitter {
+    TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+        ProgressListener progress);
+  }
 
-  LocalBackend(LocalSettings settings) {
+  private final LocalSettings settings;
+  private final Submitter submitter;
+  private final boolean runsContextDirectly;
+
+  MachineBackend(LocalSettings settings, Submitter submitter, boolean runsContextDirectly) {
     this.settings = settings;
+    this.submitter = submitter;
+    this.runsContextDirectly = runsContextDirectly;
   }
 
   /**
@@ -35,12 +47,12 @@ final class LocalBackend implements ClusterBackend, JobDirectory.Provider {
       ProgressListener progress) {
     Objects.requireNonNull(job, "job");
     Objects.requireNonNull(context, "context");
-    return LocalSubmitter.submit(settings, job, context,
-        options == null ? SubmitOptions.DEFAULT : options, progress);
+    return submitter.submit(job, context, options == null ? SubmitOptions.DEFAULT : options,
+        progress);
   }
 
   /**
-   * The local jobs for {@link dev.fairing4j.deployer.TrainingClient}, read from the state directory
+   * The jobs for {@link dev.fairing4j.deployer.TrainingClient}, read from the state directory
    * (so another JVM's client sees them too).
    */
   @Override
@@ -54,10 +66,13 @@ final class LocalBackend implements ClusterBackend, JobDirectory.Provider {
     LocalRuntimes.require(kind, name);
   }
 
-  /** True: the local cluster runs the build context itself, so a pipeline builds no image. */
+  /**
+   * True for the local cluster, which runs the build context itself, so a pipeline builds no
+   * image; false for podman, which runs the image the pipeline builds.
+   */
   @Override
   public boolean runsContextDirectly() {
-    return true;
+    return runsContextDirectly;
   }
 
   RecordedJobs jobs() {

@@ -1,0 +1,160 @@
+package dev.fairing4j.deployer.local;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.Validators;
+import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.LocalSettings;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What the two clusters on this machine share, written once: {@link PodmanCluster} is the
+ * {@link LocalCluster} with an image runtime, so both keep their jobs in a state directory, back
+ * claims with the same local directories, list and attach to recorded jobs, and treat GPU
+ * requests and timeouts alike. Package-private: users see these methods on the two public
+ * clusters, each returning its own type.
+ *
+ * @param <C> the public cluster class, which every option returns
+ */
+abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
+  private final String kindName;
+  private final LocalSettings local;
+  // The whole value, the subclass's own options included: what equality compares.
+  private final Record value;
+  // Not part of the value: runs jobs and lists them, from the settings alone.
+  private final MachineBackend backend;
+
+  /**
+   * A cluster named {@code kindName} ({@code local}, {@code podman}) whose whole configuration is
+   * {@code value}, {@code local} being the part both clusters share.
+   */
+  MachineCluster(String kindName, LocalSettings local, Record value, MachineBackend backend) {
+    this.kindName = kindName;
+    this.local = local;
+    this.value = value;
+    this.backend = backend;
+  }
+
+  /** The same cluster with other shared options. */
+  abstract C with(LocalSettings local);
+
+  /** The subclass's own options for {@link #describe()}, each as {@code ", name=value"}. */
+  abstract String ownOptions();
+
+  /** The options both clusters share. */
+  final LocalSettings local() {
+    return local;
+  }
+
+  /**
+   * Keeps job records, logs, run directories (local) and the SDK's containers.conf (podman)
+   * under {@code dir}.
+   */
+  public C stateDir(Path dir) {
+    Objects.requireNonNull(dir, "dir");
+    return with(local().withStateDir(dir.toAbsolutePath().normalize()));
+  }
+
+  /**
+   * Creates each claim's directory as {@code dir/<claim name>}, unless mapped by
+   * {@link #volume}.
+   */
+  public C volumesDir(Path dir) {
+    Objects.requireNonNull(dir, "dir");
+    return with(local().withVolumesDir(dir.toAbsolutePath().normalize()));
+  }
+
+  /** Backs PersistentVolumeClaim {@code claimName} with {@code dir}. */
+  public C volume(String claimName, Path dir) {
+    Validators.dns1123Subdomain("claimName", claimName);
+    Objects.requireNonNull(dir, "dir");
+    Map<String, Path> claims = new HashMap<>(local().claims());
+    claims.put(claimName, dir.toAbsolutePath().normalize());
+    return with(local().withClaims(claims));
+  }
+
+  /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
+  public C ignoreGpuRequests() {
+    return with(local().withIgnoreGpuRequests(true));
+  }
+
+  /**
+   * Stops a job's processes or containers when {@code waitForCompletion(timeout)} times out or is
+   * interrupted (the job then ends Failed, its record and logs kept); by default the job keeps
+   * running, as it would on a cluster.
+   *
+   * @deprecated say what a timeout does where you wait, as on every cluster:
+   *     {@code job.waitForCompletion(timeout, OnTimeout.DELETE)} stops and removes the job
+   */
+  @Deprecated
+  public C killOnTimeout() {
+    return with(local().withKillOnTimeout(true));
+  }
+
+  /** The state directory. */
+  public Path stateDir() {
+    return local().stateDir();
+  }
+
+  /** The directory that backs PersistentVolumeClaim {@code claimName}. */
+  public Path claimDir(String claimName) {
+    return local().claimDir(Validators.dns1123Subdomain("claimName", claimName));
+  }
+
+  /** The jobs of {@code namespace} on this cluster, by name, whichever JVM started them. */
+  public List<TrainingJob> list(String namespace) {
+    return backend.jobs().list(namespace);
+  }
+
+  /** The jobs of every namespace on this cluster. */
+  public List<TrainingJob> listAll() {
+    return backend.jobs().listAll();
+  }
+
+  /** A handle on job {@code name} of {@code namespace} on this cluster, if it exists. */
+  public Optional<TrainingJob> attach(String namespace, String name) {
+    return backend.jobs().attach(namespace, name);
+  }
+
+  /** Submits through the backend; the package's tests submit rendered jobs directly. */
+  TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
+      ProgressListener progress) {
+    return backend.submit(job, context, options, progress);
+  }
+
+  /** For {@link dev.fairing4j.deployer.internal.ClusterBackends}, which says why. */
+  MachineBackend backend() {
+    return backend;
+  }
+
+  @Override
+  public String describe() {
+    return kindName + "(state=" + local.stateDir() + ownOptions()
+        + (local.ignoreGpuRequests() ? ", ignoreGpuRequests" : "")
+        + (local.killOnTimeout() ? ", killOnTimeout" : "") + ")";
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other != null && other.getClass() == getClass()
+        && value.equals(((MachineCluster<?>) other).value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return describe();
+  }
+}
