@@ -10,7 +10,7 @@ import dev.fairing4j.builder.preprocess.internal.PythonOptions;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

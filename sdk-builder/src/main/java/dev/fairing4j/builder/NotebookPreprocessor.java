@@ -11,7 +11,7 @@ import dev.fairing4j.builder.preprocess.internal.SourceFiles;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

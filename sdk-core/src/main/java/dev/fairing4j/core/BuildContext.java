@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.Sha256;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Collections;

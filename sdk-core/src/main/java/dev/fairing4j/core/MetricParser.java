@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Validators;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Validators;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.fairing4j.deployer;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.RegistryCredentials;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.Metadata;
 import java.util.ArrayList;
 import java.util.Collections;

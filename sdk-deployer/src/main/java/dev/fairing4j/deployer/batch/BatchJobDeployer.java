@@ -1,13 +1,13 @@
 package dev.fairing4j.deployer.batch;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
 import dev.fairing4j.deployer.RestartPolicy;
-import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.DeployerKinds;
+import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.NamedPort;

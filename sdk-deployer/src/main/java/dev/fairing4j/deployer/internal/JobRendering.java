@@ -5,7 +5,7 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.PodTemplate;

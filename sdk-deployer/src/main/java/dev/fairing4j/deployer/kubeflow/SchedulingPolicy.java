@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubeflow;
 
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.util.Objects;
 import java.util.Optional;
 

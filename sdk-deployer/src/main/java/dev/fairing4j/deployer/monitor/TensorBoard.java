@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.monitor;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.OwnedObjects;
 import java.util.LinkedHashMap;
 import java.util.List;

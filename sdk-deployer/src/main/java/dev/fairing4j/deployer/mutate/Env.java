@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.mutate;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.PodMutator;
 import dev.fairing4j.deployer.PodTemplate;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.mutate;
 
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.PodMutator;
 import dev.fairing4j.deployer.PodTemplate;
 import dev.fairing4j.deployer.internal.Json;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.storage;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.internal.ClusterBackend;

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.storage;
 
-import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.Quantities;
 import java.math.BigDecimal;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.storage;
 
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.Metadata;
 import java.util.Collection;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.trainer;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.trainer.internal.TrainJobRules;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.fairing4j.builder.preprocess.internal;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;

@@ -3,7 +3,7 @@ package dev.fairing4j.builder.preprocess.internal;
 import dev.fairing4j.builder.PrebuiltDependencies;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

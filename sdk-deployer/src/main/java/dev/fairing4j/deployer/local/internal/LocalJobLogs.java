@@ -5,7 +5,7 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
-import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

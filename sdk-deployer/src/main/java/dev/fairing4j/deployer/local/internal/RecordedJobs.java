@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

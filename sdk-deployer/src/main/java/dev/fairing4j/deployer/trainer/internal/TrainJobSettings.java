@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.trainer.internal;
 
-import dev.fairing4j.core.Validators;
+import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.trainer.Initializer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import java.util.Objects;

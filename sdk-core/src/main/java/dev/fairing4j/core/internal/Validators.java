@@ -1,5 +1,6 @@
-package dev.fairing4j.core;
+package dev.fairing4j.core.internal;
 
+import dev.fairing4j.core.InvalidInputException;
 import java.math.BigDecimal;
 import java.util.Locale;
 import java.util.regex.Pattern;
