@@ -12,7 +12,7 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.KubeEnvironment;
 import java.io.File;
 import java.nio.charset.StandardCharsets;

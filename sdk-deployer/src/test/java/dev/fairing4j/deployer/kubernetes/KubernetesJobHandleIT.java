@@ -22,7 +22,7 @@ import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.Timings;
 import java.time.Duration;
 import java.time.Instant;

@@ -15,7 +15,7 @@ import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

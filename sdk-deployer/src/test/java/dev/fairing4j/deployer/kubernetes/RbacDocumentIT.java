@@ -15,7 +15,7 @@ import dev.fairing4j.deployer.Fixtures;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.KubeEnvironment;
 import dev.fairing4j.deployer.kubernetes.internal.ResourceRef;
 import dev.fairing4j.deployer.monitor.TensorBoard;

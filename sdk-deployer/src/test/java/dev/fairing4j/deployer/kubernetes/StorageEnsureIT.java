@@ -9,7 +9,7 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Fixtures.CapturingCluster;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.storage.ClusterStorage;
 import dev.fairing4j.deployer.storage.Ensured;
 import dev.fairing4j.deployer.storage.Ensured.Action;

@@ -6,7 +6,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.monitor.TensorBoard;
 import dev.fairing4j.deployer.monitor.TensorBoardInstance;
 import java.util.List;

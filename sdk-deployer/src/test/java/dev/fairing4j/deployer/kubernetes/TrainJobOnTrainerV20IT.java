@@ -14,7 +14,7 @@ import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Fixtures;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import java.io.IOException;

@@ -15,7 +15,7 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.core.OnTimeout;
-import dev.fairing4j.deployer.kubernetes.internal.JsonTree;
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.internal.Durations;
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

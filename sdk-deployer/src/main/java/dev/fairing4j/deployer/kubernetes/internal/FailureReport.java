@@ -2,9 +2,10 @@ package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobFailedException;
-import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.LastLines;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

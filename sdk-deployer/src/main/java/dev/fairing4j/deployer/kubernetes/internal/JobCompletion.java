@@ -6,6 +6,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.time.Duration;
 import java.util.List;

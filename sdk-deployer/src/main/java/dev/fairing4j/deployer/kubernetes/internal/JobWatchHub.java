@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.util.HashMap;
 import java.util.HashSet;

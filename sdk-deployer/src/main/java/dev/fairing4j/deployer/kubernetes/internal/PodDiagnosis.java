@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Comparator;

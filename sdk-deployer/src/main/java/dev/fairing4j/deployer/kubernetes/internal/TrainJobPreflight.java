@@ -1,10 +1,11 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import dev.fairing4j.deployer.trainer.internal.TorchCommand;
 import dev.fairing4j.deployer.trainer.internal.TrainJobRules;

@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

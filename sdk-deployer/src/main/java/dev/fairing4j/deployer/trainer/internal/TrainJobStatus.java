@@ -3,6 +3,7 @@ package dev.fairing4j.deployer.trainer.internal;
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,7 +42,7 @@ public final class TrainJobStatus {
     List<JobCondition> conditions = new ArrayList<>();
     boolean settled = false;
     boolean suspended = false;
-    for (Map<String, Object> c : maps(at(trainJob, "status", "conditions"))) {
+    for (Map<String, Object> c : JsonTree.maps(trainJob, "status", "conditions")) {
       String type = text(c.get("type"));
       if (type.isEmpty()) {
         continue;
@@ -76,7 +77,7 @@ public final class TrainJobStatus {
 
   private static Optional<JobCondition> running(Map<String, Object> trainJob,
       List<PodInfo> pods) {
-    for (Map<String, Object> job : maps(at(trainJob, "status", "jobsStatus"))) {
+    for (Map<String, Object> job : JsonTree.maps(trainJob, "status", "jobsStatus")) {
       String name = text(job.get("name"));
       if (name.equals(TrainJobs.NODE) || name.equals(TrainJobs.LAUNCHER)) {
         if (number(job.get("ready")) + number(job.get("succeeded")) > 0) {
@@ -117,7 +118,7 @@ public final class TrainJobStatus {
 
   /** When the job ended: the time its Complete or Failed condition turned True. */
   public static Optional<Instant> completionTime(Map<String, Object> trainJob) {
-    for (Map<String, Object> c : maps(at(trainJob, "status", "conditions"))) {
+    for (Map<String, Object> c : JsonTree.maps(trainJob, "status", "conditions")) {
       String type = text(c.get("type"));
       if ((type.equals("Complete") || type.equals("Failed"))
           && text(c.get("status")).equalsIgnoreCase("True")) {
@@ -152,7 +153,8 @@ public final class TrainJobStatus {
     if (progress instanceof Number n) {
       values.put("progress", n.doubleValue());
     }
-    for (Map<String, Object> metric : maps(at(trainJob, "status", "trainerStatus", "metrics"))) {
+    for (Map<String, Object> metric : JsonTree.maps(trainJob, "status", "trainerStatus",
+        "metrics")) {
       String name = text(metric.get("name")).strip();
       try {
         // Values are strings by the API ("0.25"); anything that is not a number is no point.
@@ -174,23 +176,7 @@ public final class TrainJobStatus {
 
   /** The value at {@code path} in a JSON tree of maps; null where the path does not lead. */
   static Object at(Object root, String... path) {
-    Object current = root;
-    for (String key : path) {
-      if (!(current instanceof Map<?, ?> map)) {
-        return null;
-      }
-      current = map.get(key);
-    }
-    return current;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Map<String, Object>> maps(Object value) {
-    List<Map<String, Object>> result = new ArrayList<>();
-    if (value instanceof List<?> list) {
-      list.stream().filter(Map.class::isInstance).forEach(m -> result.add((Map<String, Object>) m));
-    }
-    return result;
+    return JsonTree.at(root, path).orElse(null);
   }
 
   private static String text(Object value) {

@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.kubernetes.internal;
+package dev.fairing4j.deployer.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
