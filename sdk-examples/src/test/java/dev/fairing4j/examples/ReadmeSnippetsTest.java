@@ -1,0 +1,104 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's Java snippets are what a user copies first, so each one is compiled against the
+ * SDK as it is now: a renamed or removed method fails here rather than in a user's notebook.
+ * Compiled, not run: the snippets build, push and submit to clusters that do not exist here; the
+ * examples, the notebook and the JShell script are run by their own ITs.
+ */
+class ReadmeSnippetsTest {
+  private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+  private static final Pattern IMPORT = Pattern.compile("\\bimport\\s+[\\w.]+(\\.\\*)?;");
+  /** What a snippet may use without importing it: the SDK's user-facing packages and the JDK's. */
+  private static final String IMPORTS = String.join("\n",
+      "import dev.fairing4j.core.*;",
+      "import dev.fairing4j.builder.*;",
+      "import dev.fairing4j.deployer.*;",
+      "import dev.fairing4j.deployer.batch.*;",
+      "import dev.fairing4j.deployer.kubeflow.*;",
+      "import dev.fairing4j.deployer.kubernetes.*;",
+      "import dev.fairing4j.deployer.local.*;",
+      "import dev.fairing4j.deployer.monitor.*;",
+      "import dev.fairing4j.deployer.storage.*;",
+      "import dev.fairing4j.deployer.trainer.*;",
+      "import java.nio.file.*;",
+      "import java.time.*;",
+      "import java.util.*;");
+
+  @TempDir
+  Path classes;
+
+  @Test
+  void everyJavaSnippetInTheReadmeCompilesAgainstTheSdk() throws IOException {
+    List<String> snippets = snippets(Files.readString(Path.of("..", "README.md"),
+        StandardCharsets.UTF_8));
+    assertThat(snippets).as("java blocks in the README").hasSizeGreaterThanOrEqualTo(4);
+
+    for (int i = 0; i < snippets.size(); i++) {
+      assertThat(errors(i, snippets.get(i))).as("README java block %d:%n%s", i + 1,
+          snippets.get(i)).isEmpty();
+    }
+  }
+
+  @Test
+  void aSnippetCallingWhatTheSdkNoLongerHasFails() {
+    // The check itself: the factory renamed in Step 12 must not compile.
+    assertThat(errors(0, "Deployers.job(\"mnist\").replicas(2);"))
+        .anySatisfy(e -> assertThat(e).contains("job("));
+  }
+
+  private static List<String> snippets(String readme) {
+    List<String> blocks = new ArrayList<>();
+    Matcher matcher = JAVA_BLOCK.matcher(readme);
+    while (matcher.find()) {
+      blocks.add(matcher.group(1));
+    }
+    return blocks;
+  }
+
+  private List<String> errors(int index, String snippet) {
+    String body = IMPORT.matcher(snippet).replaceAll("");
+    String name = "ReadmeSnippet" + index;
+    String source = IMPORTS + "\nclass " + name + " {\n  void run() throws Exception {\n"
+        + body + "\n  }\n}\n";
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+    JavaFileObject file = new SimpleJavaFileObject(URI.create("string:///" + name + ".java"),
+        JavaFileObject.Kind.SOURCE) {
+      @Override
+      public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+        return source;
+      }
+    };
+    boolean ok = compiler.getTask(null, null, diagnostics, List.of("-proc:none", "-d",
+        classes.toString(), "-cp", System.getProperty("java.class.path")), null, List.of(file))
+        .call();
+    List<String> errors = diagnostics.getDiagnostics().stream()
+        .filter(d -> d.getKind() == Diagnostic.Kind.ERROR)
+        .map(d -> "line " + (d.getLineNumber() - IMPORTS.lines().count() - 2) + ": "
+            + d.getMessage(Locale.ROOT))
+        .toList();
+    return ok ? List.of() : errors.isEmpty() ? List.of("compilation failed") : errors;
+  }
+}
