@@ -10,19 +10,14 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -33,17 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * process behind and reports honestly that its supervisor is gone.
  */
 @Timeout(90)
-class LocalClusterAttachIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
-
+class LocalClusterAttachIT extends LocalClusterTestBase {
   @Test
   void aSecondClusterInstanceListsAndAttachesToARunningJob() throws Exception {
     String script = String.join("\n",
@@ -164,11 +149,6 @@ class LocalClusterAttachIT {
     } finally {
       ChildJvms.kill(child);
     }
-  }
-
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
   }
 
   private static void awaitPhase(TrainingJob job, JobPhase phase) throws InterruptedException {

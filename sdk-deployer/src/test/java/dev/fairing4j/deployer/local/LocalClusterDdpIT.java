@@ -19,11 +19,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real two-replica PyTorch DDP run (gloo, a tiny model, a few steps) through the local cluster,
@@ -31,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * model to the claim's mount path, which ends up in the claim's local directory and nowhere else.
  */
 @Timeout(120)
-class LocalClusterDdpIT {
+class LocalClusterDdpIT extends LocalClusterTestBase {
   private static final String TRAIN = String.join("\n",
       "import os, time",
       "import torch",
@@ -60,20 +58,8 @@ class LocalClusterDdpIT {
       "dist.destroy_process_group()",
       "");
 
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  /** Replicas a clean-pod policy of None left running must not outlive the test. */
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
   @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
+  static void torch() {
     Tools.torchPython();
   }
 

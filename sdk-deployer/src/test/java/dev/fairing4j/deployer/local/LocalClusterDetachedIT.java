@@ -10,23 +10,18 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.JobRecord;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
 import dev.fairing4j.deployer.local.internal.StateStore;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,22 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * takes its replicas with it.
  */
 @Timeout(90)
-class LocalClusterDetachedIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
-
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
+class LocalClusterDetachedIT extends LocalClusterTestBase {
   /** Ctrl-C (SIGINT, SIGINT at its default as in a terminal) or SIGKILL: the job runs on. */
   @ParameterizedTest
   @ValueSource(strings = {"INT", "KILL"})

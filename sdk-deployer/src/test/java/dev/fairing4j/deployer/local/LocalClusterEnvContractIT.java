@@ -12,20 +12,15 @@ import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Each replica prints its environment; the test compares it field by field with CONTRACT.md:
@@ -34,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * markers, so no replica is stopped before it printed.
  */
 @Timeout(60)
-class LocalClusterEnvContractIT {
+class LocalClusterEnvContractIT extends LocalClusterTestBase {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SCRIPT = String.join("\n",
       "import json, os, sys, time, uuid",
@@ -46,22 +41,6 @@ class LocalClusterEnvContractIT {
       "    while len(os.listdir('/shared')) < int(sys.argv[1]) and time.time() < deadline:",
       "        time.sleep(0.05)",
       "");
-
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  /** Replicas a clean-pod policy of None left running must not outlive the test. */
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
 
   @Test
   void pyTorchJobReplicasGetTheOperatorsEnvironment() throws Exception {

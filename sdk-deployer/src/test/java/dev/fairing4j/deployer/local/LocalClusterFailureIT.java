@@ -16,7 +16,6 @@ import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.internal.RenderedJob;
@@ -31,11 +30,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The failure paths, each bounded to seconds: a failing replica, a script that keeps failing
@@ -43,23 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * request this machine cannot satisfy.
  */
 @Timeout(90)
-class LocalClusterFailureIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  /** Replicas a clean-pod policy of None left running must not outlive the test. */
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
-
+class LocalClusterFailureIT extends LocalClusterTestBase {
   @Test
   void exitOneFailsTheJobWithTheExitCodeAndTheLastLines() {
     TrainingJob job = submit(cluster(), masterOnly("fails", "Never", Map.of()), String.join("\n",

@@ -15,23 +15,18 @@ import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.ReplicaStatus;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -41,17 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * parallelism, and logs that follow restarts and honour tail/since.
  */
 @Timeout(60)
-class LocalClusterLifecycleIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
-
+class LocalClusterLifecycleIT extends LocalClusterTestBase {
   /**
    * The operator with cleanPodPolicy None (its default) deletes nothing when the Master
    * succeeds: a Worker still finishing is left to finish, and counts as succeeded from then on.
@@ -334,11 +319,6 @@ class LocalClusterLifecycleIT {
       }
     }
     assertThat(phases).extracting(ProgressEvent.PhaseChanged::current).endsWith(phase);
-  }
-
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
   }
 
   private TrainingJob submit(RenderedJob job, String script, ProgressListener progress) {

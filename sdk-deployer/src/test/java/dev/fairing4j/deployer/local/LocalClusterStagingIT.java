@@ -11,7 +11,6 @@ import dev.fairing4j.core.Layer;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.io.IOException;
@@ -25,8 +24,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,24 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * submit refuses: a module no interpreter has, a name that is taken.
  */
 @Timeout(90)
-class LocalClusterStagingIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  /** Replicas a clean-pod policy of None left running must not outlive the test. */
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
+class LocalClusterStagingIT extends LocalClusterTestBase {
   @TempDir
   Path wheels;
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
 
   @Test
   void requirementsAreInstalledIntoTheRunDirectoryAndImportable() throws IOException {

@@ -21,18 +21,15 @@ import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kubeflow Trainer v2 TrainJobs through the front door ({@code Deployers.trainJob(..)}) on the
@@ -42,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * failure report; attach, TrainingClient list and delete.
  */
 @Timeout(240)
-class LocalClusterTrainJobIT {
+class LocalClusterTrainJobIT extends LocalClusterTestBase {
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Prints the node's environment; node 0 waits until every node wrote its marker. */
   private static final String PRINTENV = String.join("\n",
@@ -80,19 +77,8 @@ class LocalClusterTrainJobIT {
       "dist.destroy_process_group()",
       "");
 
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
   @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
+  static void torch() {
     Tools.torchPython();
   }
 

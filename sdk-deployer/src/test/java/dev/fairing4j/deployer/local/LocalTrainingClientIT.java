@@ -2,49 +2,27 @@ package dev.fairing4j.deployer.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.monitor.JobGpus;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Arena's verbs on the local cluster: a client built on another {@code LocalCluster} value (as a
  * restarted notebook kernel would) lists, describes, measures and follows a job to its end.
  */
 @Timeout(90)
-class LocalTrainingClientIT {
-  @TempDir
-  Path state;
-  @TempDir
-  Path volumes;
-
-  /** Replicas a clean-pod policy of None left running must not outlive the test. */
-  @AfterEach
-  void deleteEveryJob() {
-    LocalCluster.create().stateDir(state).listAll().forEach(TrainingJob::delete);
-  }
-
-  @BeforeAll
-  static void tools() {
-    Tools.require("bwrap", "bubblewrap");
-  }
-
+class LocalTrainingClientIT extends LocalClusterTestBase {
   @Test
   void aClientListsDescribesMeasuresAndAttachesToLocalJobs() throws Exception {
     String script = String.join("\n",
