@@ -11,21 +11,33 @@ import java.util.Map;
  * its backoff limit the v1 operator deletes its pods first, and their logs with them: a failure
  * report can then still show what a followed replica printed last. Bounded: {@link #LINES} lines
  * per replica, {@link #JOBS} jobs, the least recently written forgotten first.
+ *
+ * <p>Runs are told apart: under OnFailure the operator fails a job when the kubelet restarts a
+ * crashing container once too often, so the run that reached the limit has ended and the next has
+ * already begun (its first lines may reach us before the operator deletes the pod). The report
+ * wants the ended run's lines, so the follower marks where each run ended
+ * ({@link #runEnded}), and {@link #last} returns the last ended run when a later one has begun.
  */
 public final class LogMemory {
   /** Lines kept per replica, as many as a failure report shows. */
   public static final int LINES = FailureReport.LAST_LINES;
   /** Jobs kept. */
   public static final int JOBS = 64;
-  private static final Map<String, Map<String, Deque<String>>> BY_JOB =
+  private static final Map<String, Map<String, Replica>> BY_JOB =
       new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Map<String, Deque<String>>> e) {
+        protected boolean removeEldestEntry(Map.Entry<String, Map<String, Replica>> e) {
           return size() > JOBS;
         }
       };
+
+  /** One replica's lines: those of the run being streamed, and those up to the last run's end. */
+  private static final class Replica {
+    final Deque<String> ended = new ArrayDeque<>();
+    final Deque<String> current = new ArrayDeque<>();
+  }
 
   private LogMemory() {}
 
@@ -35,8 +47,7 @@ public final class LogMemory {
       return;
     }
     synchronized (BY_JOB) {
-      Deque<String> lines = BY_JOB.computeIfAbsent(uid, k -> new LinkedHashMap<>())
-          .computeIfAbsent(replica, k -> new ArrayDeque<>());
+      Deque<String> lines = replica(uid, replica).current;
       lines.addLast(line);
       if (lines.size() > LINES) {
         lines.removeFirst();
@@ -44,12 +55,39 @@ public final class LogMemory {
     }
   }
 
-  /** The last lines streamed of {@code replica} of the job {@code uid}, oldest first. */
+  /** Marks that the run of {@code replica} streamed so far has ended (its container restarted). */
+  public static void runEnded(String uid, String replica) {
+    if (uid.isEmpty()) {
+      return;
+    }
+    synchronized (BY_JOB) {
+      Replica lines = replica(uid, replica);
+      if (lines.current.isEmpty()) {
+        return;
+      }
+      lines.ended.clear();
+      lines.ended.addAll(lines.current);
+      lines.current.clear();
+    }
+  }
+
+  /**
+   * The last lines streamed of {@code replica} of the job {@code uid}, oldest first: those of the
+   * last run that ended when a later run has begun, else those of the run streamed.
+   */
   public static List<String> last(String uid, String replica) {
     synchronized (BY_JOB) {
-      Map<String, Deque<String>> job = BY_JOB.get(uid);
-      Deque<String> lines = job == null ? null : job.get(replica);
-      return lines == null ? List.of() : List.copyOf(lines);
+      Map<String, Replica> job = BY_JOB.get(uid);
+      Replica lines = job == null ? null : job.get(replica);
+      if (lines == null) {
+        return List.of();
+      }
+      return List.copyOf(lines.ended.isEmpty() ? lines.current : lines.ended);
     }
+  }
+
+  private static Replica replica(String uid, String replica) {
+    return BY_JOB.computeIfAbsent(uid, k -> new LinkedHashMap<>())
+        .computeIfAbsent(replica, k -> new Replica());
   }
 }

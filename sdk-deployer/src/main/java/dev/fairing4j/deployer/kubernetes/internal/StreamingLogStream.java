@@ -244,12 +244,14 @@ public final class StreamingLogStream implements LogStream {
           // The instance we followed restarted; its last lines may have missed our stream.
           read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
               Optional.empty(), seen.resumeFrom()));
+          LogMemory.runEnded(jobUid.get(), replica);
         } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
             && selection.tail().isEmpty() && previousRead.add(ended)) {
           // It crashed and was restarted before we first looked (a script failing at once
           // restarts within our poll): its only record is the previous instance's log.
           read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
               Optional.empty(), seen.resumeFrom()));
+          LogMemory.runEnded(jobUid.get(), replica);
         }
         String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
         boolean podOver = phase.equals("Succeeded") || phase.equals("Failed");
