@@ -88,19 +88,27 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    * @throws InvalidInputException when this kind never has one of those types
    */
   public final D mutate(PodMutator mutator, ReplicaType first, ReplicaType... more) {
+    Set<ReplicaType> targets = targets("mutate", "mutate(mutator)", first, more);
+    return withOptions(options.withMutator(new JobOptions.MutatorBinding(mutator, targets)));
+  }
+
+  // The types a targeted call names, each one this kind has; the error names the call.
+  private Set<ReplicaType> targets(String call, String untargeted, ReplicaType first,
+      ReplicaType... more) {
     Set<ReplicaType> targets = EnumSet.of(Objects.requireNonNull(first, "replica type"));
     targets.addAll(Arrays.asList(more));
     for (ReplicaType type : targets) {
       if (!replicaTypes().contains(type)) {
-        throw InvalidInputException.of("mutate(.., " + type + ")", kindName()
+        throw InvalidInputException.of(call + "(.., " + type + ")", kindName()
             + " has no " + type + " replicas" + (replicaTypes().isEmpty() ? "" : " (it has "
                 + replicaTypes() + ")"),
-            replicaTypes().isEmpty() ? "use mutate(mutator) without a replica type"
-                : "target one of " + replicaTypes() + ", or use mutate(mutator) for all");
+            replicaTypes().isEmpty() ? "use " + untargeted + " without a replica type"
+                : "target one of " + replicaTypes() + ", or use " + untargeted + " for all");
       }
     }
-    return withOptions(options.withMutator(new JobOptions.MutatorBinding(mutator, targets)));
+    return targets;
   }
+
 
   /**
    * The container's arguments for this run (replacing earlier ones), appended to the code's
@@ -132,8 +140,9 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    */
   public final D env(String name, String value, ReplicaType first, ReplicaType... more) {
     Objects.requireNonNull(value, "env value");
-    return mutate(new Env(name, Optional.of(value), Optional.empty(), Optional.empty()), first,
-        more);
+    Set<ReplicaType> targets = targets("env", "env(name, value)", first, more);
+    return withOptions(options.withMutator(new JobOptions.MutatorBinding(
+        new Env(name, Optional.of(value), Optional.empty(), Optional.empty()), targets)));
   }
 
   /** Adds a label to the job, its other objects and its pods. */

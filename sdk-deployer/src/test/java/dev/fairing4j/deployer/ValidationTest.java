@@ -92,6 +92,15 @@ class ValidationTest {
   }
 
   @Test
+  void anEnvForAReplicaTypeTheKindNeverHasNamesTheEnvCall() {
+    assertInvalid(() -> Deployers.batchJob("mnist").env("A", "1", ReplicaType.MASTER),
+        "env(.., Master)", "a batch Job has no Master replicas",
+        "use env(name, value) without a replica type");
+    assertInvalid(() -> Deployers.tfJob("mnist").env("A", "1", ReplicaType.MASTER),
+        "env(.., Master)", "TFJob has no Master replicas", "or use env(name, value) for all");
+  }
+
+  @Test
   void aMutatorForAReplicaTypeWithNoReplicasFailsValidation() {
     assertNothingSubmitted(Deployers.tfJob("mnist").mutate(Mutators.gpus(1), ReplicaType.PS),
         "mutate(.., PS)", "TFJob mnist has no PS replicas (it has [Worker])",
