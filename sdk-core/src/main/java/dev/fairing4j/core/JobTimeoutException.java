@@ -28,7 +28,7 @@ public final class JobTimeoutException extends FairingException {
     super("wait for job", lastStatus.kind() + " " + lastStatus.name(),
         "still " + lastStatus.phase() + " after " + Durations.human(timeout) + stuckPods(lastStatus)
             + events(lastStatus) + (action == null ? "" : "; " + action),
-        hint(lastStatus), null, null, null);
+        hint(lastStatus, action == null ? "" : action), null, null, null);
     this.lastStatus = lastStatus;
     this.timeout = timeout;
   }
@@ -58,7 +58,7 @@ public final class JobTimeoutException extends FairingException {
     return newest.isEmpty() ? "" : "; events: " + String.join(" | ", newest);
   }
 
-  private static String hint(JobStatus status) {
+  private static String hint(JobStatus status, String action) {
     Set<String> reasons = status.pods().stream().flatMap(p -> p.reason().stream())
         .collect(java.util.stream.Collectors.toSet());
     boolean crashing = reasons.contains("CrashLoopBackOff") || status.pods().stream()
@@ -94,6 +94,15 @@ public final class JobTimeoutException extends FairingException {
           + " events (is the " + ("TrainJob".equals(status.kind())
               ? "Trainer (and JobSet) controller" : "Kubeflow operator")
           + " running? is the namespace's quota used up?)";
+    }
+    // What to do next depends on what the wait did to the job: it may no longer run.
+    if (action.startsWith("deleted") || action.contains("stopped")) {
+      return "this wait ended it: run it again with a larger timeout, and follow logs() while"
+          + " it runs to see why it is slow";
+    }
+    if (action.startsWith("suspended")) {
+      return "this wait suspended it: resume it and wait with a larger timeout, or read"
+          + " status() and logs() to see why it is slow";
     }
     return "it is running: wait longer (a larger timeout), or read status() and logs() to see"
         + " why it is slow";

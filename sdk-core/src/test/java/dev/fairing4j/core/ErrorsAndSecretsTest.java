@@ -136,4 +136,22 @@ class ErrorsAndSecretsTest {
     assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), null).hint()).get()
         .asString().contains("wait longer");
   }
+
+  @Test
+  void aJobTheWaitDeletedOrSuspendedIsNotToldToWaitLonger() {
+    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
+        Optional.empty(), Optional.empty(), 0, Optional.empty());
+    JobStatus status = new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(running));
+
+    assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), "deleted it").hint())
+        .get().asString().contains("run it again with a larger timeout")
+        .doesNotContain("wait longer");
+    assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), "suspended it").hint())
+        .get().asString().contains("resume it").doesNotContain("wait longer");
+    assertThat(new JobTimeoutException(status, Duration.ofMinutes(2),
+        "its processes were stopped").hint()).get().asString()
+        .contains("run it again with a larger timeout");
+  }
 }
