@@ -127,11 +127,7 @@ class ErrorsAndSecretsTest {
 
   @Test
   void onlyAJobRunningAsItShouldIsToldToWaitLonger() {
-    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
-        Optional.empty(), Optional.empty(), 0, Optional.empty());
-    JobStatus status = new JobStatus("mnist", "PyTorchJob",
-        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
-        Optional.empty(), Optional.empty(), List.of(running));
+    JobStatus status = running();
 
     assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), null).hint()).get()
         .asString().contains("wait longer");
@@ -139,11 +135,7 @@ class ErrorsAndSecretsTest {
 
   @Test
   void aJobTheWaitDeletedOrSuspendedIsNotToldToWaitLonger() {
-    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
-        Optional.empty(), Optional.empty(), 0, Optional.empty());
-    JobStatus status = new JobStatus("mnist", "PyTorchJob",
-        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
-        Optional.empty(), Optional.empty(), List.of(running));
+    JobStatus status = running();
 
     assertThat(new JobTimeoutException(status, Duration.ofMinutes(2), "deleted it").hint())
         .get().asString().contains("run it again with a larger timeout")
@@ -153,5 +145,13 @@ class ErrorsAndSecretsTest {
     assertThat(new JobTimeoutException(status, Duration.ofMinutes(2),
         "its processes were stopped").hint()).get().asString()
         .contains("run it again with a larger timeout");
+  }
+
+  private static JobStatus running() {
+    PodInfo running = new PodInfo("mnist-master-0", "Master", 0, "Running", Optional.of("n1"),
+        Optional.empty(), Optional.empty(), 0, Optional.empty());
+    return new JobStatus("mnist", "PyTorchJob",
+        List.of(JobCondition.isTrue("Running", "PyTorchJobRunning", "")), Map.of(),
+        Optional.empty(), Optional.empty(), List.of(running));
   }
 }
