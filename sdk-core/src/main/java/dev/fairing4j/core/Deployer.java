@@ -4,9 +4,18 @@ import java.util.Optional;
 
 /**
  * The last stage of a pipeline: submits the job that runs a built image (or, on the local cluster,
- * the build context itself) and returns a handle to follow it.
+ * the build context itself) and returns a handle to follow it. These are the steps
+ * {@link Pipeline} calls; the SDK's deployers ({@code Deployers.pyTorchJob(..)}) hand them over
+ * through {@link DeployerSource#asDeployer()}, so that their own completion lists show only the
+ * settings a user writes. Implement this interface for a deployer of your own.
  */
-public interface Deployer {
+public interface Deployer extends DeployerSource {
+  /** A deployer is its own steps. */
+  @Override
+  default Deployer asDeployer() {
+    return this;
+  }
+
   /** The job name as configured. */
   String jobName();
 

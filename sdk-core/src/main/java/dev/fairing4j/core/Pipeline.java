@@ -43,10 +43,13 @@ public final class Pipeline {
         progress);
   }
 
-  /** What runs the job, and where. */
-  public Pipeline deployer(Deployer newDeployer) {
-    return new Pipeline(preprocessor, builder, Objects.requireNonNull(newDeployer, "deployer"),
-        progress);
+  /**
+   * What runs the job, and where: a deployer such as {@code Deployers.pyTorchJob(..)}, or any
+   * {@link Deployer} of your own.
+   */
+  public Pipeline deployer(DeployerSource newDeployer) {
+    return new Pipeline(preprocessor, builder,
+        Objects.requireNonNull(newDeployer, "deployer").asDeployer(), progress);
   }
 
   /** Who hears about build steps, bytes pushed and phase changes. */

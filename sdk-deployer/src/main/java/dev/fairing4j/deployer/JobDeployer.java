@@ -2,6 +2,7 @@ package dev.fairing4j.deployer;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
+import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
@@ -33,7 +34,7 @@ import java.util.Set;
  *
  * @param <D> the concrete deployer type, returned by every fluent call
  */
-public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer {
+public abstract class JobDeployer<D extends JobDeployer<D>> implements DeployerSource {
   /**
    * The restarts a PyTorchJob or TFJob gets when {@link #backoffLimit(int)} is not set: three, so
    * a passing hiccup (a worker up before its Master) is ridden out and a bug is reported within a
@@ -59,7 +60,7 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   /** The replica types this kind can ever have; targeted mutators must name one of them. */
   protected abstract Set<ReplicaType> replicaTypes();
 
-  @Override
+  /** The job's name as configured. */
   public final String jobName() {
     return options.name();
   }
@@ -238,13 +239,13 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
   /**
    * Creates an image-pull Secret {@code <job>-registry} (type
    * {@code kubernetes.io/dockerconfigjson}) from {@code credentials} before the job, and lists it
-   * in {@code imagePullSecrets} of every pod, so a private image pulls. The pipeline calls this
-   * with the credentials the build pushed with. Dry runs show the Secret with the password
-   * replaced by {@code <redacted>}; only the submission sends the real value. The Secret is owned
-   * by the job, so deleting the job deletes it.
+   * in {@code imagePullSecrets} of every pod, so a private image pulls. The pipeline does this
+   * itself with the credentials the build pushed with; call it for an image built elsewhere.
+   * Dry runs show the Secret with the password replaced by {@code <redacted>}; only the
+   * submission sends the real value. The Secret is owned by the job, so deleting the job deletes
+   * it.
    */
-  @Override
-  public final D withPullCredentials(RegistryCredentials credentials) {
+  public final D pullCredentials(RegistryCredentials credentials) {
     return withOptions(options.withPullCredentials(credentials));
   }
 
@@ -254,8 +255,7 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    *
    * @throws InvalidInputException naming {@code cluster} or the configuration setting, with the fix
    */
-  @Override
-  public final void validateTarget() {
+  final void validateTarget() {
     JobRendering.checkTarget(options, kindName());
   }
 
@@ -263,8 +263,7 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    * False only on a cluster that runs the build context directly (the local cluster), where
    * nothing is built or pushed.
    */
-  @Override
-  public final boolean needsImage() {
+  final boolean needsImage() {
     return !options.cluster().flatMap(ClusterBackends::of)
         .map(ClusterBackend::runsContextDirectly).orElse(false);
   }
@@ -273,23 +272,31 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements Deployer 
    * Checks the whole configuration against {@code context} (name length against pod-name
    * suffixes, mutator targets, what the mutators produced), before anything is built or sent.
    */
-  @Override
-  public void validate(BuildContext context) {
+  final void validate(BuildContext context) {
     JobRendering.validate(options, DeployerKinds.of(this, context), context);
   }
 
   /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
-  @Override
-  public String render(BuildContext context, Optional<ImageRef> image) {
+  final String render(BuildContext context, Optional<ImageRef> image) {
     return JobRendering.yaml(options, DeployerKinds.of(this, context), context, image);
   }
 
   /** Renders the job and submits it to the cluster chosen with {@link #on(Cluster)}. */
-  @Override
-  public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
+  final TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
       ProgressListener progress) {
     return JobRendering.deploy(options, DeployerKinds.of(this, context), context, image,
         progress);
+  }
+
+  /**
+   * The steps a pipeline calls (validate, render, submit), which {@code Fairing.pipeline()
+   * .deployer(..)} takes from here; kept off this class's own methods so that completion shows
+   * the settings. {@code asDeployer().render(context, image)} prints the manifests of one
+   * context.
+   */
+  @Override
+  public final Deployer asDeployer() {
+    return new JobSteps(this);
   }
 
   /** The kind's name for messages, e.g. {@code PyTorchJob}. */

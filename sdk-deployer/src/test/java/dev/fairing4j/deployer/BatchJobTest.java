@@ -13,7 +13,7 @@ class BatchJobTest {
   @Test
   void aDistributedJobIsIndexedWithAHeadlessServiceAndTheRankEnvironment() {
     String yaml = Deployers.batchJob("ddp").replicas(4).namespace("ml").env("EPOCHS", "1")
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     CrdSchemaValidator.load().assertAllValid(yaml);
     List<Map<String, Object>> docs = Fixtures.parse(yaml);
@@ -48,7 +48,7 @@ class BatchJobTest {
   void aSinglePodJobHasNoServiceAndNoRankEnvironment() {
     String yaml = Deployers.batchJob("once").completions(3).parallelism(2)
         .restartPolicy(RestartPolicy.ON_FAILURE).backoffLimit(2)
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     CrdSchemaValidator.load().assertAllValid(yaml);
     List<Map<String, Object>> docs = Fixtures.parse(yaml);
@@ -68,7 +68,7 @@ class BatchJobTest {
     String yaml = Deployers.batchJob("ddp").replicas(2)
         .mutate(template -> template.putPodField("restartPolicy", "Always")
             .putPodField("subdomain", "elsewhere"))
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     Map<String, Object> pod = Fixtures.at(Fixtures.trainingObject(yaml), "spec", "template");
     assertThat(Fixtures.<Object>at(pod, "spec", "restartPolicy")).isEqualTo("Never");

@@ -64,13 +64,14 @@ class DeployerValuesTest {
     var local = new Fixtures.CapturingCluster(true);
     PyTorchJobDeployer deployer = Deployers.pyTorchJob("mnist").workers(1).on(local);
 
-    String yaml = deployer.render(Fixtures.context(), Optional.empty());
-    deployer.deploy(Fixtures.context(), Optional.empty(), ProgressListener.NONE);
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.empty());
+    deployer.asDeployer().deploy(Fixtures.context(), Optional.empty(), ProgressListener.NONE);
 
-    assertThat(Deployers.pyTorchJob("mnist").needsImage()).isTrue();
-    assertThat(Deployers.pyTorchJob("mnist").on(new Fixtures.CapturingCluster()).needsImage())
+    assertThat(Deployers.pyTorchJob("mnist").asDeployer().needsImage()).isTrue();
+    assertThat(Deployers.pyTorchJob("mnist").on(new Fixtures.CapturingCluster())
+        .asDeployer().needsImage())
         .isTrue();
-    assertThat(deployer.needsImage()).isFalse();
+    assertThat(deployer.asDeployer().needsImage()).isFalse();
     CrdSchemaValidator.load().assertAllValid(yaml);
     assertThat(Manifests.trainingContainers(Fixtures.trainingObject(yaml)))
         .allSatisfy(container -> assertThat(container.get("image"))
@@ -83,7 +84,8 @@ class DeployerValuesTest {
   void replaceExistingReachesTheCluster() {
     var cluster = new Fixtures.CapturingCluster();
 
-    Deployers.batchJob("mnist").replaceExisting().on(cluster).deploy(Fixtures.context(),
+    Deployers.batchJob("mnist").replaceExisting().on(cluster)
+        .asDeployer().deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE);
 
     assertThat(cluster.options).singleElement().satisfies(options ->
@@ -95,8 +97,10 @@ class DeployerValuesTest {
     var cluster = new Fixtures.CapturingCluster();
     var deployer = Deployers.batchJob("ddp").replicas(2).uniqueName().on(cluster);
 
-    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
-    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+    deployer.asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+        ProgressListener.NONE);
+    deployer.asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+        ProgressListener.NONE);
 
     String first = cluster.submitted.get(0).name();
     String second = cluster.submitted.get(1).name();
@@ -118,15 +122,18 @@ class DeployerValuesTest {
         ContextFile.ofText("x = 1\n"));
     var deployer = Deployers.pyTorchJob("mnist");
 
-    String id = runId(deployer.render(Fixtures.context(), Optional.of(Fixtures.image())));
+    String id = runId(deployer.asDeployer().render(Fixtures.context(),
+        Optional.of(Fixtures.image())));
 
-    assertThat(runId(deployer.render(Fixtures.context(), Optional.of(Fixtures.image()))))
+    assertThat(runId(deployer.asDeployer().render(Fixtures.context(),
+        Optional.of(Fixtures.image()))))
         .isEqualTo(id);
-    assertThat(runId(deployer.render(Fixtures.context(),
+    assertThat(runId(deployer.asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image().withDigest("sha256:" + "0".repeat(64))))))
         .isEqualTo(id);
-    assertThat(runId(deployer.render(other, Optional.of(Fixtures.image())))).isNotEqualTo(id);
-    assertThat(runId(Deployers.pyTorchJob("mnist2").render(Fixtures.context(),
+    assertThat(runId(deployer.asDeployer().render(other,
+        Optional.of(Fixtures.image())))).isNotEqualTo(id);
+    assertThat(runId(Deployers.pyTorchJob("mnist2").asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image())))).isNotEqualTo(id);
   }
 
@@ -139,8 +146,9 @@ class DeployerValuesTest {
     var planTagOnly = new dev.fairing4j.core.ImageRef(planned.registry(), planned.repository(),
         planned.tag(), Optional.empty());
 
-    String dryRun = deployer.render(Fixtures.context(), Optional.of(planTagOnly));
-    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+    String dryRun = deployer.asDeployer().render(Fixtures.context(), Optional.of(planTagOnly));
+    deployer.asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+        ProgressListener.NONE);
 
     String submitted = dev.fairing4j.deployer.internal.Yaml.write(cluster.submitted.get(0)
         .objects());

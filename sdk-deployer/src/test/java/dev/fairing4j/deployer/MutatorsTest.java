@@ -114,7 +114,7 @@ class MutatorsTest {
   void aTfJobPsGetsCpuAndMemoryButNoGpuUnlessTargeted() {
     String yaml = Deployers.tfJob("tf").chief(1).ps(2).workers(2)
         .mutate(Mutators.resources("2", "8Gi")).mutate(Mutators.gpus(1))
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> object = Fixtures.trainingObject(yaml);
 
     Map<String, Object> ps = Manifests.container(Manifests.podTemplate(object, "PS"),
@@ -129,7 +129,7 @@ class MutatorsTest {
     String targeted = Deployers.tfJob("tf").ps(1).workers(1)
         .mutate(Mutators.resources("2", "8Gi"), ReplicaType.PS)
         .mutate(Mutators.gpus(1), ReplicaType.PS)
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> targetedObject = Fixtures.trainingObject(targeted);
     assertThat(Fixtures.<Object>at(Manifests.container(Manifests.podTemplate(targetedObject,
         "PS"), "tensorflow"), "resources", "limits", "nvidia.com/gpu")).isEqualTo("1");

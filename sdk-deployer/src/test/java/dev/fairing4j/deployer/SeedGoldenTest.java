@@ -2,7 +2,7 @@ package dev.fairing4j.deployer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.core.Deployer;
+import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
 import java.io.IOException;
@@ -56,8 +56,8 @@ class SeedGoldenTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("seeds")
-  void rendersExactlyTheGoldenFile(String seed, Deployer deployer) throws IOException {
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+  void rendersExactlyTheGoldenFile(String seed, DeployerSource deployer) throws IOException {
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     if (Boolean.getBoolean("golden.update")) {
       Files.writeString(Path.of("src/test/resources/golden", seed + ".yaml"), yaml);
@@ -67,7 +67,7 @@ class SeedGoldenTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("seeds")
-  void goldenFileIsAcceptedByTheCrdSchemaAndTheWebhook(String seed, Deployer deployer)
+  void goldenFileIsAcceptedByTheCrdSchemaAndTheWebhook(String seed, DeployerSource deployer)
       throws IOException {
     VALIDATOR.assertAllValid(golden(seed));
   }

@@ -88,7 +88,7 @@ class StrictServerValidationIT {
   @ParameterizedTest(name = "{0} with pull credentials")
   @MethodSource("pullSecretShapes")
   void thePullSecretIsAccepted(Shape shape) {
-    JobDeployer<?> deployer = shape.make().get().withPullCredentials(
+    JobDeployer<?> deployer = shape.make().get().pullCredentials(
         new dev.fairing4j.core.RegistryCredentials("registry.example.com:5443", "alice",
             dev.fairing4j.core.Secret.of("pa55-w0rd")));
 

@@ -167,16 +167,17 @@ class ValidationTest {
 
   @Test
   void deployingWithoutAClusterSaysToCallOn() {
-    assertInvalid(() -> Deployers.pyTorchJob("mnist").deploy(Fixtures.context(),
+    assertInvalid(() -> Deployers.pyTorchJob("mnist").asDeployer().deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE), "cluster",
         "is not set, so PyTorchJob mnist has nowhere to run", ".on(Clusters.kubernetes())");
   }
 
   @Test
   void renderingWithoutAnImageOnAnImageClusterSaysToAddABuilder() {
-    assertInvalid(() -> Deployers.pyTorchJob("mnist").render(Fixtures.context(),
+    assertInvalid(() -> Deployers.pyTorchJob("mnist").asDeployer().render(Fixtures.context(),
         Optional.empty()), "builder", "no image was given for mnist", ".builder(Builders.jib(");
-    assertInvalid(() -> Deployers.pyTorchJob("mnist").on(cluster).deploy(Fixtures.context(),
+    assertInvalid(() -> Deployers.pyTorchJob("mnist").on(cluster)
+        .asDeployer().deploy(Fixtures.context(),
         Optional.empty(), ProgressListener.NONE), "builder", "its cluster runs images",
         "Clusters.local()");
     assertThat(cluster.submitted).isEmpty();

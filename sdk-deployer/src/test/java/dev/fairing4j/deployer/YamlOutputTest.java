@@ -21,7 +21,7 @@ class YamlOutputTest {
       deployer = deployer.env("V" + i, TRICKY.get(i));
     }
 
-    String yaml = deployer.args(TRICKY).render(Fixtures.context(),
+    String yaml = deployer.args(TRICKY).asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image()));
 
     Map<String, Object> object = Fixtures.trainingObject(yaml);
@@ -37,7 +37,7 @@ class YamlOutputTest {
   @Test
   void numbersStayNumbersAndQuantitiesStayStrings() {
     String yaml = Deployers.tfJob("tf").workers(3).mutate(Mutators.resources("1", "512Mi")).mutate(Mutators.gpus(1))
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     Map<String, Object> object = Fixtures.trainingObject(yaml);
     assertThat(Fixtures.<Object>at(object, "spec", "tfReplicaSpecs", "Worker", "replicas"))
@@ -51,7 +51,7 @@ class YamlOutputTest {
     String yaml = Deployers.batchJob("ddp").replicas(2).args().annotations(Map.of())
         .mutate(Mutators.emptyDir("scratch", "/scratch"))
         .mutate(template -> template.putPodField("nodeSelector", Map.of()))
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     Fixtures.parse(yaml).forEach(doc -> assertNoEmpty("", doc));
     assertThat(yaml).doesNotContain("null").contains("emptyDir: {}");
@@ -60,7 +60,7 @@ class YamlOutputTest {
   @Test
   void everyObjectIsItsOwnDocument() {
     String yaml = Deployers.batchJob("ddp").replicas(2)
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     assertThat(yaml).startsWith("---\napiVersion: v1\nkind: Service\n");
     assertThat(yaml.split("(?m)^---$")).hasSize(3);

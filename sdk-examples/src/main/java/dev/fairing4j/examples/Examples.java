@@ -99,7 +99,7 @@ public final class Examples {
     Pipeline pipeline = Fairing.pipeline()
         .preprocessor(example.preprocessor(options, cluster))
         .deployer(deployer);
-    if (deployer.needsImage()) {
+    if (deployer.asDeployer().needsImage()) {
       pipeline = pipeline.builder(builder(options, example));
     }
     return pipeline;

@@ -166,7 +166,7 @@ class SecretsNeverLeakIT {
     // the dry run renders the image-pull Secret from the build's credentials
     String yaml = base.builder(right).dryRun();
     seen.append("\n--- dryRun ---\n").append(yaml);
-    String explicitPull = base.builder(right).deployer(deployer.withPullCredentials(
+    String explicitPull = base.builder(right).deployer(deployer.pullCredentials(
         new RegistryCredentials(REGISTRY.hostPort(), USER, Secret.of(PULL_PASSWORD)))).dryRun();
     seen.append("\n--- dryRun with pull credentials ---\n").append(explicitPull);
 

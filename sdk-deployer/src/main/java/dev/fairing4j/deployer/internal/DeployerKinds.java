@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.Deployer;
+import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.InvalidInputException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,8 +17,8 @@ import java.util.function.BiFunction;
  * internal type to every subclass. So each deployer class hands this registry a reader of its
  * private kind when the class initializes (the JDK's "shared secrets" pattern, as
  * {@link ClusterBackends} does for clusters); any instance passed to {@link #of} has initialized
- * its class, so its reader is here. Typed by core's {@link Deployer}, not {@code JobDeployer},
- * so that this package and the deployers' do not depend on each other.
+ * its class, so its reader is here. Typed by core's {@link DeployerSource}, not
+ * {@code JobDeployer}, so that this package and the deployers' do not depend on each other.
  */
 public final class DeployerKinds {
   private static final Map<Class<?>, BiFunction<Object, BuildContext, JobKind>> READERS =
@@ -30,7 +30,7 @@ public final class DeployerKinds {
    * Called once from the static initializer of a deployer class; the first registration for a
    * class wins.
    */
-  public static <D extends Deployer> void register(Class<D> type,
+  public static <D extends DeployerSource> void register(Class<D> type,
       BiFunction<? super D, BuildContext, ? extends JobKind> reader) {
     READERS.putIfAbsent(type, (deployer, context) -> reader.apply(type.cast(deployer), context));
   }
@@ -40,13 +40,13 @@ public final class DeployerKinds {
    *
    * @throws InvalidInputException for a deployer class outside the SDK, which has no kind here
    */
-  public static JobKind of(Deployer deployer, BuildContext context) {
+  public static JobKind of(DeployerSource deployer, BuildContext context) {
     BiFunction<Object, BuildContext, JobKind> reader = READERS.get(deployer.getClass());
     if (reader == null) {
       throw InvalidInputException.of("deployer", deployer.getClass().getName()
           + " is not one of fairing4j's deployers and does not render itself",
-          "use Deployers.pyTorchJob(..), tfJob(..), trainJob(..) or batchJob(..), or override"
-              + " validate, render and deploy");
+          "use Deployers.pyTorchJob(..), tfJob(..), trainJob(..) or batchJob(..), or implement"
+              + " dev.fairing4j.core.Deployer");
     }
     return reader.apply(deployer, context);
   }

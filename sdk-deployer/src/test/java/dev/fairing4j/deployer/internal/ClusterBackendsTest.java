@@ -39,7 +39,8 @@ class ClusterBackendsTest {
   @Test
   void aClusterOfAnotherClassHasNoBackendAndIsRefusedBeforeAnyWork() {
     assertThat(ClusterBackends.of(FOREIGN)).isEmpty();
-    assertThatThrownBy(() -> Deployers.pyTorchJob("mnist").on(FOREIGN).validateTarget())
+    assertThatThrownBy(() -> Deployers.pyTorchJob("mnist").on(FOREIGN)
+        .asDeployer().validateTarget())
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("mine");
     assertThatThrownBy(() -> TrainingClient.connect(FOREIGN))
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("cannot list its jobs");

@@ -35,8 +35,9 @@ class DeployerToKubernetesIT {
         .mutate(Mutators.pvc("traindb-models-claim", "/opt/mnist/models"))
         .on(cluster);
 
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
-    TrainingJob job = deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
+    TrainingJob job = deployer.asDeployer().deploy(Fixtures.context(),
+        Optional.of(Fixtures.image()),
         ProgressListener.NONE);
 
     Map<String, Object> stored = api.get(api.jobs() + "/mnist");
@@ -62,7 +63,8 @@ class DeployerToKubernetesIT {
     KubernetesCluster cluster = api.cluster().namespace(ns);
 
     TrainingJob job = Deployers.pyTorchJob("mnist").namespace(other).on(cluster)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE);
 
     assertThat(job.namespace()).isEqualTo(other);
     assertThat(api.get("/apis/kubeflow.org/v1/namespaces/" + other + "/pytorchjobs/mnist"))
@@ -75,7 +77,8 @@ class DeployerToKubernetesIT {
     KubernetesCluster cluster = api.cluster();
 
     TrainingJob job = Deployers.pyTorchJob("mnist").on(cluster)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE);
 
     assertThat(cluster.defaultNamespace()).isEqualTo(api.ns());
     assertThat(job.namespace()).isEqualTo(api.ns());
@@ -86,7 +89,8 @@ class DeployerToKubernetesIT {
   void theHandleFollowsTheSubmittedJobToSuccess() {
     KubernetesCluster cluster = api.cluster();
     TrainingJob job = Deployers.pyTorchJob("mnist").workers(1).on(cluster)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE);
     assertThat(job.status().phase()).isEqualTo(JobPhase.PENDING);
 
     // The operator's write: through the status subresource, as its controller does.

@@ -45,8 +45,9 @@ class PullSecretIT {
     TrainingJob job;
     try {
       job = Deployers.pyTorchJob("mnist").workers(1).on(api.cluster())
-          .withPullCredentials(CREDENTIALS)
-          .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+          .pullCredentials(CREDENTIALS)
+          .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+              ProgressListener.NONE);
     } finally {
       System.setErr(originalErr);
     }
@@ -112,8 +113,9 @@ class PullSecretIT {
     });
 
     assertThatThrownBy(() -> Deployers.pyTorchJob("mnist").on(api.cluster())
-        .withPullCredentials(CREDENTIALS)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE))
+        .pullCredentials(CREDENTIALS)
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE))
         .isInstanceOfSatisfying(KubernetesApiException.class, e -> {
           assertThat(e.httpStatus()).contains(422);
           assertThat(e.getMessage()).contains("registry credentials are not allowed here");

@@ -47,8 +47,8 @@ class PullSecretTest {
   @ParameterizedTest
   @MethodSource("deployers")
   void everyKindRendersARedactedSecretThatEveryPodPullsWith(JobDeployer<?> deployer) {
-    String yaml = deployer.namespace("team").withPullCredentials(CREDENTIALS)
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.namespace("team").pullCredentials(CREDENTIALS)
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     CrdSchemaValidator.load().assertAllValid(yaml);
     List<Map<String, Object>> docs = Fixtures.parse(yaml);
@@ -74,8 +74,8 @@ class PullSecretTest {
   void theUsersOwnPullSecretMutatorIsKeptAndNothingIsListedTwice() {
     String yaml = Deployers.pyTorchJob("mnist")
         .mutate(Mutators.imagePullSecrets("mnist-registry", "team-pull"))
-        .withPullCredentials(CREDENTIALS)
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .pullCredentials(CREDENTIALS)
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     Map<String, Object> template = podTemplates(Fixtures.trainingObject(yaml)).get(0);
     assertThat(Fixtures.<List<Object>>at(template, "spec", "imagePullSecrets")).containsExactly(
@@ -85,9 +85,10 @@ class PullSecretTest {
   @Test
   void theSubmissionCarriesTheRealCredentialsButItsDescriptionDoesNot() {
     CapturingCluster cluster = new CapturingCluster();
-    var deployer = Deployers.pyTorchJob("mnist").on(cluster).withPullCredentials(CREDENTIALS);
+    var deployer = Deployers.pyTorchJob("mnist").on(cluster).pullCredentials(CREDENTIALS);
 
-    deployer.deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+    deployer.asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+        ProgressListener.NONE);
 
     RenderedJob job = cluster.submitted.get(0);
     Map<String, Object> secret = job.objects().get(0);
@@ -103,7 +104,7 @@ class PullSecretTest {
 
   @Test
   void theDeployerInterfaceKeepsTheKindAndTheCredentialsMakeItUnequal() {
-    Deployer plain = Deployers.batchJob("mnist");
+    Deployer plain = Deployers.batchJob("mnist").asDeployer();
     Deployer withSecret = plain.withPullCredentials(CREDENTIALS);
     assertThat(withSecret).isInstanceOf(plain.getClass()).isNotEqualTo(plain);
     assertThat(withSecret).isEqualTo(plain.withPullCredentials(new RegistryCredentials(
@@ -112,9 +113,9 @@ class PullSecretTest {
 
   @Test
   void dockerHubCredentialsUseTheKeyKubeletLooksUp() {
-    String yaml = Deployers.batchJob("mnist").withPullCredentials(new RegistryCredentials("docker.io",
+    String yaml = Deployers.batchJob("mnist").pullCredentials(new RegistryCredentials("docker.io",
         "alice", Secret.of(PASSWORD))).on(new CapturingCluster())
-        .render(Fixtures.context(), Optional.of(Fixtures.image()));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
     Map<String, Object> config = decode(Fixtures.at(Fixtures.parse(yaml).get(0), "data",
         ".dockerconfigjson"));
     assertThat(Fixtures.<Map<String, Object>>at(config, "auths")).containsOnlyKeys(

@@ -78,16 +78,17 @@ class RbacDocumentIT {
     // A distributed batch Job with its Service and pull Secret, read and deleted.
     TrainingJob batch = Deployers.batchJob("mnist").replicas(2)
         .mutate(Mutators.pvc("models", "/models"))
-        .withPullCredentials(new RegistryCredentials("registry.example.com", "alice",
+        .pullCredentials(new RegistryCredentials("registry.example.com", "alice",
             Secret.of("password")))
-        .on(cluster).deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+        .on(cluster).asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
             ProgressListener.NONE);
     batch.status();
     batch.delete();
 
     // A PyTorchJob with a TensorBoard, followed to success, seen through the TrainingClient.
     TrainingJob torch = Deployers.pyTorchJob("torch").workers(1).on(cluster)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE);
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE);
     TensorBoard.forJob(torch).logDir("models", "runs/torch").start();
     api.mergePatch(api.jobs() + "/torch/status", RealApiObjects.succeededStatus("torch"));
     assertThat(torch.waitForCompletion(Duration.ofSeconds(60)).phase()).hasToString("Succeeded");
@@ -112,7 +113,8 @@ class RbacDocumentIT {
     // Outside the document: another namespace, listing Secrets, ConfigMaps, deleting volumes.
     String other = api.server().createNamespace("rbac-other");
     assertThatThrownBy(() -> Deployers.pyTorchJob("mnist").namespace(other).on(cluster)
-        .deploy(Fixtures.context(), Optional.of(Fixtures.image()), ProgressListener.NONE))
+        .asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+            ProgressListener.NONE))
         .isInstanceOfSatisfying(KubernetesApiException.class, e -> {
           assertThat(e.problem()).isEqualTo(Problem.FORBIDDEN);
           // A job alone is created straight away (its 409 would tell a taken name).

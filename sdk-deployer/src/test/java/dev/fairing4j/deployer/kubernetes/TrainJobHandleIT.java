@@ -69,7 +69,7 @@ class TrainJobHandleIT {
   }
 
   private TrainingJob submit(TrainJobDeployer deployer) {
-    return deployer.namespace(ns).on(cluster).deploy(Fixtures.context(),
+    return deployer.namespace(ns).on(cluster).asDeployer().deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE);
   }
 

@@ -63,7 +63,7 @@ class TrainJobOnTrainerV20IT {
   }
 
   private static void submit(TrainJobDeployer deployer) {
-    deployer.namespace(ns).on(cluster).deploy(Fixtures.context(),
+    deployer.namespace(ns).on(cluster).asDeployer().deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE);
   }
 

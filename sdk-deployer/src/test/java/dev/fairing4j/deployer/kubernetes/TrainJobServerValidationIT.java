@@ -108,7 +108,7 @@ class TrainJobServerValidationIT {
     assertThatThrownBy(() -> {
       Object made = sdkInput.get();
       if (made instanceof TrainJobDeployer deployer) {
-        deployer.validate(Fixtures.context());
+        deployer.asDeployer().validate(Fixtures.context());
       }
     }).isInstanceOfSatisfying(InvalidInputException.class, e -> {
       assertThat(e.field()).isEqualTo(field);
@@ -127,7 +127,7 @@ class TrainJobServerValidationIT {
     // The API server takes it; the JobSet webhook would refuse its JobSet later, and the
     // Trainer would only say so in a Warning event.
     assertThat(create(job).status()).isEqualTo(201);
-    assertThatThrownBy(() -> Deployers.trainJob(name).validate(Fixtures.context()))
+    assertThatThrownBy(() -> Deployers.trainJob(name).asDeployer().validate(Fixtures.context()))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("'" + name + "-node-0-0-xxxxx' (64 characters)")
         .hasMessageContaining("at most 48 characters");
@@ -137,7 +137,7 @@ class TrainJobServerValidationIT {
   void theV20ShapeIsUnknownToTheV23Crd() {
     Map<String, Object> job = Fixtures.trainingObject(Deployers.trainJob("mnist")
         .trainerApi(TrainerApi.V2_0).label("team", "a")
-        .render(Fixtures.context(), Optional.of(Fixtures.image())));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
 
     Response response = create(job);
 
@@ -146,7 +146,8 @@ class TrainJobServerValidationIT {
   }
 
   private static Map<String, Object> minimal() {
-    return Fixtures.trainingObject(Deployers.trainJob("mnist").render(Fixtures.context(),
+    return Fixtures.trainingObject(Deployers.trainJob("mnist")
+        .asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image())));
   }
 

@@ -84,7 +84,7 @@ class LocalClusterFailureIT extends LocalClusterTestBase {
             "sys.exit(1)") + "\n"))
         .withCommand(List.of("python", "/app/main.py"));
     TrainingJob job = Deployers.pyTorchJob("crashes").workers(0).on(cluster())
-        .deploy(context, Optional.empty(), ProgressListener.NONE);
+        .asDeployer().deploy(context, Optional.empty(), ProgressListener.NONE);
 
     JobFailedException failure = catchThrowableOfType(JobFailedException.class,
         () -> job.waitForCompletion(Duration.ofSeconds(60)));

@@ -91,7 +91,7 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
         .args("2").env("FOO", "bar")
         .mutate(Mutators.pvc("envtj-shared", "/shared"));
 
-    TrainingJob job = deployer.on(cluster()).deploy(context, Optional.empty(),
+    TrainingJob job = deployer.on(cluster()).asDeployer().deploy(context, Optional.empty(),
         ProgressListener.NONE);
     JobStatus end = job.waitForCompletion(Duration.ofSeconds(60));
 
@@ -137,7 +137,8 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
     LocalCluster cluster = cluster();
     long started = System.nanoTime();
     TrainingJob job = Deployers.trainJob("ddptj").numNodes(2).on(cluster)
-        .deploy(context("/app/train.py", TRAIN), Optional.empty(), ProgressListener.NONE);
+        .asDeployer().deploy(context("/app/train.py", TRAIN), Optional.empty(),
+            ProgressListener.NONE);
     JobStatus end;
     try (LogStream logs = job.logs().follow(followed::add)) {
       end = job.waitForCompletion(Duration.ofSeconds(120));
@@ -172,7 +173,8 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
   @Test
   void twoProcessesPerNodeRunThroughTorchrun() {
     TrainingJob job = Deployers.trainJob("proctj").numNodes(2).numProcPerNode(2).on(cluster())
-        .deploy(context("/app/train.py", TRAIN), Optional.empty(), ProgressListener.NONE);
+        .asDeployer().deploy(context("/app/train.py", TRAIN), Optional.empty(),
+            ProgressListener.NONE);
     JobStatus end = job.waitForCompletion(Duration.ofSeconds(150));
 
     assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
@@ -193,7 +195,8 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
         "sys.exit('cannot read /data/train.csv')",
         "");
     TrainingJob job = Deployers.trainJob("crashtj").numNodes(2).on(cluster())
-        .deploy(context("/app/crash.py", crash), Optional.empty(), ProgressListener.NONE);
+        .asDeployer().deploy(context("/app/crash.py", crash), Optional.empty(),
+            ProgressListener.NONE);
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofSeconds(180)))
         .isInstanceOfSatisfying(JobFailedException.class, e -> {

@@ -65,7 +65,7 @@ class LosslessFollowIT {
         .withFile("/app/main.py", ContextFile.ofText(SCRIPT))
         .withCommand(List.of("python3", "/app/main.py"));
     TrainingJob job = Deployers.pyTorchJob("lossless").workers(2).replaceExisting()
-        .on(cluster()).deploy(context, Optional.empty(), ProgressListener.NONE);
+        .on(cluster()).asDeployer().deploy(context, Optional.empty(), ProgressListener.NONE);
     List<LogLine> seen = new CopyOnWriteArrayList<>();
 
     try (var logs = job.logs().stream(seen::add)) {

@@ -73,7 +73,7 @@ class TrainJobTest {
         .datasetInitializer(Initializer.of("hf://zalando-datasets/fashion_mnist")
             .env("HF_HUB_ENABLE_HF_TRANSFER", "1").secret("hf-token"))
         .modelInitializer("s3://models/resnet")
-        .withPullCredentials(PUSH)
+        .pullCredentials(PUSH)
         .mutate(Mutators.resources("4", "16Gi")).mutate(Mutators.gpus(2))
         .mutate(Mutators.envFromSecret("WANDB_API_KEY", "wandb", "key"))
         .mutate(Mutators.pvc("training-data", "/data").readOnly())
@@ -114,7 +114,7 @@ class TrainJobTest {
   @MethodSource("goldens")
   void rendersExactlyTheGoldenFile(String name, TrainJobDeployer deployer,
       CrdSchemaValidator validator) throws IOException {
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     if (Boolean.getBoolean("golden.update")) {
       Files.writeString(Path.of("src/test/resources/golden/trainjob", name + ".yaml"), yaml);
@@ -134,9 +134,9 @@ class TrainJobTest {
   void deploySubmitsTheObjectsRenderShows(String name, TrainJobDeployer deployer,
       CrdSchemaValidator validator) {
     var cluster = new Fixtures.CapturingCluster();
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
-    deployer.on(cluster).deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+    deployer.on(cluster).asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
         ProgressListener.NONE);
 
     // The dry run redacts the pull Secret's password; the training object is the same.
@@ -152,7 +152,8 @@ class TrainJobTest {
 
   @Test
   void theTrainerFieldsComeFromTheImageTheContextAndTheMutators() {
-    Map<String, Object> job = Fixtures.trainingObject(everyOption().render(Fixtures.context(),
+    Map<String,
+        Object> job = Fixtures.trainingObject(everyOption().asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image())));
     Map<String, Object> trainer = Fixtures.at(job, "spec", "trainer");
 
@@ -187,7 +188,7 @@ class TrainJobTest {
   }
 
   private static int procs(TrainJobDeployer deployer) {
-    return Fixtures.at(Fixtures.trainingObject(deployer.render(Fixtures.context(),
+    return Fixtures.at(Fixtures.trainingObject(deployer.asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image()))), "spec", "trainer", "numProcPerNode");
   }
 
@@ -213,7 +214,7 @@ class TrainJobTest {
   }
 
   private static List<String> command(TrainJobDeployer deployer, BuildContext context) {
-    return Fixtures.at(Fixtures.trainingObject(deployer.render(context,
+    return Fixtures.at(Fixtures.trainingObject(deployer.asDeployer().render(context,
         Optional.of(Fixtures.image()))), "spec", "trainer", "command");
   }
 
@@ -295,7 +296,7 @@ class TrainJobTest {
   @MethodSource("refusals")
   void isRefusedBeforeAnyRequest(String what, TrainJobDeployer deployer, String field,
       String fix) {
-    assertThatThrownBy(() -> deployer.validate(Fixtures.context()))
+    assertThatThrownBy(() -> deployer.asDeployer().validate(Fixtures.context()))
         .isInstanceOf(InvalidInputException.class)
         .satisfies(e -> assertThat(((InvalidInputException) e).field()).isEqualTo(field))
         .hasMessageContaining(fix);

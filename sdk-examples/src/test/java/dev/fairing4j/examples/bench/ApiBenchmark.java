@@ -61,7 +61,7 @@ public final class ApiBenchmark {
     AuditLog.Mark mark = server.audit().mark();
     long start = System.nanoTime();
     TrainingJob job = Deployers.pyTorchJob("bench").workers(1).on(cluster)
-        .deploy(BuildContext.empty().withCommand(List.of("python", "/app/train.py")),
+        .asDeployer().deploy(BuildContext.empty().withCommand(List.of("python", "/app/train.py")),
             Optional.of(ImageRef.parse(IMAGE)), ProgressListener.NONE);
     JobPhase phase = job.waitForCompletion(Duration.ofMinutes(1)).phase();
     long millis = (System.nanoTime() - start) / 1_000_000;

@@ -20,7 +20,7 @@ class TrainerTopologyTest {
   @Test
   void eachNodeGetsItsRankAndTheFirstNodeAsMaster() {
     Map<String, Object> job = Fixtures.trainingObject(Deployers.trainJob("mnist").numNodes(3)
-        .render(Fixtures.context(), Optional.of(Fixtures.image())));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
 
     List<TrainerTopology.Node> nodes = TrainerTopology.torchNodes(job);
 
@@ -48,10 +48,11 @@ class TrainerTopologyTest {
   void theV20ShapeOfAV23RenderIsTheV20Render() {
     var deployer = Deployers.trainJob("mnist").numNodes(2).label("team", "a")
         .mutate(Mutators.pvc("data", "/data")).mutate(Mutators.nodeSelector("pool", "cpu"));
-    Map<String, Object> v23 = Fixtures.trainingObject(deployer.render(Fixtures.context(),
+    Map<String,
+        Object> v23 = Fixtures.trainingObject(deployer.asDeployer().render(Fixtures.context(),
         Optional.of(Fixtures.image())));
     Map<String, Object> v20 = Fixtures.trainingObject(deployer.trainerApi(TrainerApi.V2_0)
-        .render(Fixtures.context(), Optional.of(Fixtures.image())));
+        .asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
 
     assertThat(TrainerDialect.shapeOf(v23)).contains(TrainerApi.V2_3);
     assertThat(TrainerDialect.shapeOf(v20)).contains(TrainerApi.V2_0);
