@@ -28,9 +28,10 @@ import java.util.Set;
  * own replica settings.
  *
  * <p>Deployers are immutable values: every call returns a new deployer, so re-running a notebook
- * cell never piles up mutators or env. Each setter checks its input at once; {@link #validate}
- * checks the whole combination (name length against pod-name suffixes, mutator targets, what
- * the mutators produced) before anything is built or sent.
+ * cell never piles up mutators or env. Each setter checks its input at once; the pipeline checks
+ * the whole combination (name length against pod-name suffixes, mutator targets, what the
+ * mutators produced) before anything is built or sent. The pipeline's steps are behind
+ * {@link #asDeployer()}, so that this class's own methods are the settings.
  *
  * @param <D> the concrete deployer type, returned by every fluent call
  */
