@@ -1,17 +1,9 @@
 package dev.fairing4j.deployer;
 
-import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.DeployerSource;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
-import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.internal.DeployerKinds;
-import dev.fairing4j.deployer.internal.JobRendering;
 import dev.fairing4j.deployer.mutate.Env;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -248,45 +240,6 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements DeployerS
    */
   public final D pullCredentials(RegistryCredentials credentials) {
     return withOptions(options.withPullCredentials(credentials));
-  }
-
-  /**
-   * Checks that the job has somewhere to run: a cluster chosen with {@link #on(Cluster)}, one of
-   * fairing4j's, whose local configuration (kubeconfig, context, namespace) reads. Sends nothing.
-   *
-   * @throws InvalidInputException naming {@code cluster} or the configuration setting, with the fix
-   */
-  final void validateTarget() {
-    JobRendering.checkTarget(options, kindName());
-  }
-
-  /**
-   * False only on a cluster that runs the build context directly (the local cluster), where
-   * nothing is built or pushed.
-   */
-  final boolean needsImage() {
-    return !options.cluster().flatMap(ClusterBackends::of)
-        .map(ClusterBackend::runsContextDirectly).orElse(false);
-  }
-
-  /**
-   * Checks the whole configuration against {@code context} (name length against pod-name
-   * suffixes, mutator targets, what the mutators produced), before anything is built or sent.
-   */
-  final void validate(BuildContext context) {
-    JobRendering.validate(options, DeployerKinds.of(this, context), context);
-  }
-
-  /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
-  final String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(options, DeployerKinds.of(this, context), context, image);
-  }
-
-  /** Renders the job and submits it to the cluster chosen with {@link #on(Cluster)}. */
-  final TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
-      ProgressListener progress) {
-    return JobRendering.deploy(options, DeployerKinds.of(this, context), context, image,
-        progress);
   }
 
   /**

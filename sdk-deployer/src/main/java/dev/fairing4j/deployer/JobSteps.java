@@ -6,13 +6,17 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deployer.internal.ClusterBackend;
+import dev.fairing4j.deployer.internal.ClusterBackends;
+import dev.fairing4j.deployer.internal.DeployerKinds;
+import dev.fairing4j.deployer.internal.JobRendering;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * A {@link JobDeployer}'s steps as the pipeline calls them. They live here, not on the deployer,
  * so that a deployer's public methods are the settings a user writes; this class sits in the
- * deployer's package to reach its package-private steps.
+ * deployer's package to reach its kind's name.
  */
 final class JobSteps implements Deployer {
   private final JobDeployer<?> deployer;
@@ -26,24 +30,39 @@ final class JobSteps implements Deployer {
     return deployer.jobName();
   }
 
+  /**
+   * Checks the whole configuration against {@code context} (name length against pod-name
+   * suffixes, mutator targets, what the mutators produced), before anything is built or sent.
+   */
   @Override
   public void validate(BuildContext context) {
-    deployer.validate(context);
+    JobRendering.validate(deployer.options(), DeployerKinds.of(deployer, context), context);
   }
 
+  /**
+   * Checks that the job has somewhere to run: a cluster chosen with {@code on(cluster)}, one of
+   * fairing4j's, whose local configuration (kubeconfig, context, namespace) reads. Sends nothing.
+   */
   @Override
   public void validateTarget() {
-    deployer.validateTarget();
+    JobRendering.checkTarget(deployer.options(), deployer.kindName());
   }
 
+  /**
+   * False only on a cluster that runs the build context directly (the local cluster), where
+   * nothing is built or pushed.
+   */
   @Override
   public boolean needsImage() {
-    return deployer.needsImage();
+    return !deployer.options().cluster().flatMap(ClusterBackends::of)
+        .map(ClusterBackend::runsContextDirectly).orElse(false);
   }
 
+  /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
   @Override
   public String render(BuildContext context, Optional<ImageRef> image) {
-    return deployer.render(context, image);
+    return JobRendering.yaml(deployer.options(), DeployerKinds.of(deployer, context), context,
+        image);
   }
 
   @Override
@@ -51,10 +70,12 @@ final class JobSteps implements Deployer {
     return new JobSteps(deployer.pullCredentials(credentials));
   }
 
+  /** Renders the job and submits it to the cluster chosen with {@code on(cluster)}. */
   @Override
   public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
       ProgressListener progress) {
-    return deployer.deploy(context, image, progress);
+    return JobRendering.deploy(deployer.options(), DeployerKinds.of(deployer, context), context,
+        image, progress);
   }
 
   /** Equal when the deployers are: the same settings give the same steps. */

@@ -229,9 +229,9 @@ class KindOptionMatrixTest {
   @MethodSource("combinations")
   void rendersValidManifestsWithTheOptionApplied(Shape shape, Option option) {
     JobDeployer<?> deployer = option.apply().apply(shape.make().get());
-    deployer.validate(Fixtures.context());
+    deployer.asDeployer().validate(Fixtures.context());
 
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     VALIDATOR.assertAllValid(yaml);
     List<Map<String, Object>> docs = Fixtures.parse(yaml);
@@ -246,7 +246,7 @@ class KindOptionMatrixTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("shapes")
   void writesTheOperatorDefaultsExplicitly(Shape shape) {
-    Map<String, Object> object = Fixtures.trainingObject(shape.make().get()
+    Map<String, Object> object = Fixtures.trainingObject(shape.make().get().asDeployer()
         .render(Fixtures.context(), Optional.of(Fixtures.image())));
 
     if (object.get("kind").equals("Job")) {
@@ -288,7 +288,7 @@ class KindOptionMatrixTest {
     } else {
       return;  // a batch Job has no runPolicy; its lifecycle fields are covered above
     }
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
     VALIDATOR.assertAllValid(yaml);
     Map<String, Object> runPolicy = Fixtures.at(Fixtures.trainingObject(yaml), "spec",

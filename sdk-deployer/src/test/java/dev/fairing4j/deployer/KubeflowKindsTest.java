@@ -77,7 +77,7 @@ class KubeflowKindsTest {
   }
 
   private static Map<String, Object> render(JobDeployer<?> deployer) {
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
     VALIDATOR.assertAllValid(yaml);
     return Fixtures.trainingObject(yaml);
   }

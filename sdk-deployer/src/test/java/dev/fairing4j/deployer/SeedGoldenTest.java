@@ -76,9 +76,9 @@ class SeedGoldenTest {
   @MethodSource("seeds")
   void deploySubmitsTheObjectsRenderShows(String seed, JobDeployer<?> deployer) {
     var cluster = new Fixtures.CapturingCluster();
-    String yaml = deployer.render(Fixtures.context(), Optional.of(Fixtures.image()));
+    String yaml = deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image()));
 
-    deployer.on(cluster).deploy(Fixtures.context(), Optional.of(Fixtures.image()),
+    deployer.on(cluster).asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
         ProgressListener.NONE);
 
     assertThat(cluster.submitted).hasSize(1);

@@ -63,7 +63,7 @@ class StrictServerValidationIT {
   void everyKindWithEveryOptionIsAccepted(Shape shape, Option option) {
     JobDeployer<?> deployer = option.apply().apply(shape.make().get());
 
-    assertAccepted(deployer.render(Fixtures.context(), Optional.of(Fixtures.image())));
+    assertAccepted(deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -78,7 +78,7 @@ class StrictServerValidationIT {
       deployer = tf.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(gang);
     }
 
-    assertAccepted(deployer.render(Fixtures.context(), Optional.of(Fixtures.image())));
+    assertAccepted(deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
   }
 
   static Stream<Arguments> pullSecretShapes() {
@@ -92,7 +92,7 @@ class StrictServerValidationIT {
         new dev.fairing4j.core.RegistryCredentials("registry.example.com:5443", "alice",
             dev.fairing4j.core.Secret.of("pa55-w0rd")));
 
-    assertAccepted(deployer.render(Fixtures.context(), Optional.of(Fixtures.image())));
+    assertAccepted(deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));
   }
 
   @org.junit.jupiter.api.Test

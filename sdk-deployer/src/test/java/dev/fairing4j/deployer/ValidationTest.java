@@ -185,10 +185,10 @@ class ValidationTest {
 
   private void assertNothingSubmitted(JobDeployer<?> deployer, String field, String problem,
       String fix) {
-    assertInvalid(() -> deployer.validate(Fixtures.context()), field, problem, fix);
-    assertInvalid(() -> deployer.render(Fixtures.context(), Optional.of(Fixtures.image())),
+    assertInvalid(() -> deployer.asDeployer().validate(Fixtures.context()), field, problem, fix);
+    assertInvalid(() -> deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())),
         field, problem, fix);
-    assertInvalid(() -> deployer.on(cluster).deploy(Fixtures.context(),
+    assertInvalid(() -> deployer.on(cluster).asDeployer().deploy(Fixtures.context(),
         Optional.of(Fixtures.image()), ProgressListener.NONE), field, problem, fix);
     assertThat(cluster.submitted).isEmpty();
   }
