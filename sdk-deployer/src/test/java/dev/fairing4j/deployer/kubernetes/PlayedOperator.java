@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.testing.KubeApiServer.Response;
-import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.KubeApiServer;
+import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.deployer.internal.JsonTree;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

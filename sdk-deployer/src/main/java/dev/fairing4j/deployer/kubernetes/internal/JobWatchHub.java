@@ -253,6 +253,8 @@ public final class JobWatchHub {
       }
     }
 
+    // Without wanted()'s side effects: asked between events, and only the loop in run() may
+    // forget the thread, or a subscriber arriving in between would find two running.
     private synchronized boolean listening() {
       return !waiters.isEmpty();
     }

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.Pair;

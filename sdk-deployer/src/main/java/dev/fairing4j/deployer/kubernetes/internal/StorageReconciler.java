@@ -2,8 +2,8 @@ package dev.fairing4j.deployer.kubernetes.internal;
 
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.Quantities;
-import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.storage.Ensured;
 import dev.fairing4j.deployer.storage.StorageConflictException;
 import java.util.List;
