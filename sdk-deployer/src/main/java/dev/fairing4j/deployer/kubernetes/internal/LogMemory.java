@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal;
 
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.LinkedHashMap;
@@ -14,9 +15,11 @@ import java.util.Map;
  *
  * <p>Runs are told apart: under OnFailure the operator fails a job when the kubelet restarts a
  * crashing container once too often, so the run that reached the limit has ended and the next has
- * already begun (its first lines may reach us before the operator deletes the pod). The report
- * wants the ended run's lines, so the follower marks where each run ended
- * ({@link #runEnded}), and {@link #last} returns the last ended run when a later one has begun.
+ * already begun (its first lines may reach us before the operator deletes the pod, and even before
+ * the pod's status shows the restart, since the kubelet serves the new container's log first). The
+ * report wants the ended run's lines, so the follower marks where each run ended
+ * ({@link #runEnded}) by the time the kubelet says it finished, lines being timestamped, and
+ * {@link #last} returns the last ended run when a later one has begun.
  */
 public final class LogMemory {
   /** Lines kept per replica, as many as a failure report shows. */
@@ -33,41 +36,54 @@ public final class LogMemory {
         }
       };
 
+  /** A line and when the replica wrote it. */
+  private record Line(Instant time, String text) {}
+
   /** One replica's lines: those of the run being streamed, and those up to the last run's end. */
   private static final class Replica {
-    final Deque<String> ended = new ArrayDeque<>();
-    final Deque<String> current = new ArrayDeque<>();
+    final Deque<Line> ended = new ArrayDeque<>();
+    final Deque<Line> current = new ArrayDeque<>();
   }
 
   private LogMemory() {}
 
-  /** Remembers {@code line} as the newest of {@code replica} of the job with uid {@code uid}. */
-  public static void record(String uid, String replica, String line) {
+  /**
+   * Remembers {@code line}, written at {@code time}, as the newest of {@code replica} of the job
+   * with uid {@code uid}.
+   */
+  public static void record(String uid, String replica, Instant time, String line) {
     if (uid.isEmpty()) {
       return;
     }
     synchronized (BY_JOB) {
-      Deque<String> lines = replica(uid, replica).current;
-      lines.addLast(line);
+      Deque<Line> lines = replica(uid, replica).current;
+      lines.addLast(new Line(time, line));
       if (lines.size() > LINES) {
         lines.removeFirst();
       }
     }
   }
 
-  /** Marks that the run of {@code replica} streamed so far has ended (its container restarted). */
-  public static void runEnded(String uid, String replica) {
+  /**
+   * Marks that a run of {@code replica} ended at {@code finishedAt} (its container restarted):
+   * lines written up to then are that run's, later ones the next run's. The kubelet gives the
+   * end in whole seconds and restarts a crashed container after at least 10 s, so a line within
+   * the second after the end still counts as the ended run's.
+   */
+  public static void runEnded(String uid, String replica, Instant finishedAt) {
     if (uid.isEmpty()) {
       return;
     }
+    Instant cut = finishedAt.plusSeconds(1);
     synchronized (BY_JOB) {
       Replica lines = replica(uid, replica);
-      if (lines.current.isEmpty()) {
+      if (lines.current.isEmpty() || !lines.current.peekFirst().time().isBefore(cut)) {
         return;
       }
       lines.ended.clear();
-      lines.ended.addAll(lines.current);
-      lines.current.clear();
+      while (!lines.current.isEmpty() && lines.current.peekFirst().time().isBefore(cut)) {
+        lines.ended.addLast(lines.current.removeFirst());
+      }
     }
   }
 
@@ -82,7 +98,8 @@ public final class LogMemory {
       if (lines == null) {
         return List.of();
       }
-      return List.copyOf(lines.ended.isEmpty() ? lines.current : lines.ended);
+      return (lines.ended.isEmpty() ? lines.current : lines.ended).stream().map(Line::text)
+          .toList();
     }
   }
 

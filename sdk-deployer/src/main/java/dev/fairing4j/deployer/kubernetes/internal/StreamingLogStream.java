@@ -244,14 +244,14 @@ public final class StreamingLogStream implements LogStream {
           // The instance we followed restarted; its last lines may have missed our stream.
           read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
               Optional.empty(), seen.resumeFrom()));
-          LogMemory.runEnded(jobUid.get(), replica);
+          runEnded(replica, status);
         } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
             && selection.tail().isEmpty() && previousRead.add(ended)) {
           // It crashed and was restarted before we first looked (a script failing at once
           // restarts within our poll): its only record is the previous instance's log.
           read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
               Optional.empty(), seen.resumeFrom()));
-          LogMemory.runEnded(jobUid.get(), replica);
+          runEnded(replica, status);
         }
         String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
         boolean podOver = phase.equals("Succeeded") || phase.equals("Failed");
@@ -291,6 +291,12 @@ public final class StreamingLogStream implements LogStream {
         LOG.warn("Stopped following the log of {}: {}", name, e.getMessage());
       }
     }
+  }
+
+  // The run the pod's status says ended (lastState) is over in the memory a report reads.
+  private void runEnded(String replica, Map<String, Object> status) {
+    JsonTree.instant(status, "lastState", "terminated", "finishedAt")
+        .ifPresent(end -> LogMemory.runEnded(jobUid.get(), replica, end));
   }
 
   /**
@@ -387,7 +393,7 @@ public final class StreamingLogStream implements LogStream {
   private void deliver(LogLine line) {
     if (line.timestamp().isPresent()) {
       // Notes (no timestamp) are ours, not the replica's.
-      LogMemory.record(jobUid.get(), line.replica(), line.text());
+      LogMemory.record(jobUid.get(), line.replica(), line.timestamp().get(), line.text());
     }
     synchronized (deliveryLock) {
       if (closed.get()) {

@@ -2,27 +2,44 @@ package dev.fairing4j.deployer.kubernetes.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** What a failure report shows of a replica whose pod the operator deleted with its log. */
 class LogMemoryTest {
+  private static final Instant T0 = Instant.parse("2026-11-24T21:53:50.250Z");
+
   @Test
   void aRunBegunAfterTheFailingOneDoesNotHideItsLastLines() {
-    LogMemory.record("uid-restarted", "master-0", "loading data");
-    LogMemory.record("uid-restarted", "master-0", "cannot train: no data");
-    LogMemory.runEnded("uid-restarted", "master-0");
-    // The kubelet restarted the container; the operator then failed the job and deleted the pod.
-    LogMemory.record("uid-restarted", "master-0", "loading data");
+    LogMemory.record("uid-restarted", "master-0", T0, "loading data");
+    LogMemory.record("uid-restarted", "master-0", T0.plusMillis(400), "cannot train: no data");
+    // The kubelet restarted the container 10 s later; the follower saw the new run's first line
+    // before the pod's status showed the restart. Its end is in whole seconds.
+    LogMemory.record("uid-restarted", "master-0", T0.plusSeconds(10), "loading data");
+    LogMemory.runEnded("uid-restarted", "master-0", Instant.parse("2026-11-24T21:53:50Z"));
 
     assertThat(LogMemory.last("uid-restarted", "master-0"))
         .containsExactly("loading data", "cannot train: no data");
   }
 
   @Test
+  void aRestartSeenBeforeTheNextRunPrintedKeepsTheEndedRun() {
+    LogMemory.record("uid-early", "master-0", T0, "loading data");
+    LogMemory.record("uid-early", "master-0", T0.plusMillis(400), "cannot train: no data");
+    LogMemory.runEnded("uid-early", "master-0", Instant.parse("2026-11-24T21:53:50Z"));
+    LogMemory.record("uid-early", "master-0", T0.plusSeconds(10), "loading data");
+    // A second look at the same end (nothing of that run left) changes nothing.
+    LogMemory.runEnded("uid-early", "master-0", Instant.parse("2026-11-24T21:53:50Z"));
+
+    assertThat(LogMemory.last("uid-early", "master-0"))
+        .containsExactly("loading data", "cannot train: no data");
+  }
+
+  @Test
   void aSingleRunIsShownAsStreamedAndReplicasAndJobsAreKeptApart() {
-    LogMemory.record("uid-once", "worker-0", "epoch 1");
-    LogMemory.record("uid-once", "worker-0", "Traceback ...");
-    LogMemory.record("uid-once", "worker-1", "epoch 1");
+    LogMemory.record("uid-once", "worker-0", T0, "epoch 1");
+    LogMemory.record("uid-once", "worker-0", T0.plusSeconds(1), "Traceback ...");
+    LogMemory.record("uid-once", "worker-1", T0, "epoch 1");
 
     assertThat(LogMemory.last("uid-once", "worker-0")).containsExactly("epoch 1", "Traceback ...");
     assertThat(LogMemory.last("uid-once", "worker-1")).containsExactly("epoch 1");
@@ -32,9 +49,9 @@ class LogMemoryTest {
   @Test
   void theLinesKeptPerRunAreBounded() {
     for (int i = 0; i < LogMemory.LINES + 5; i++) {
-      LogMemory.record("uid-long", "master-0", "line " + i);
+      LogMemory.record("uid-long", "master-0", T0.plusMillis(i), "line " + i);
     }
-    LogMemory.runEnded("uid-long", "master-0");
+    LogMemory.runEnded("uid-long", "master-0", T0.plusSeconds(5));
 
     assertThat(LogMemory.last("uid-long", "master-0")).hasSize(LogMemory.LINES)
         .endsWith("line " + (LogMemory.LINES + 4));
