@@ -382,6 +382,10 @@ class ClusterBehaviourIT {
       // The hint's way to keep the files: free the volume; then it binds the new claim.
       kit.kubectl("patch", "pv", volume, "--type", "json", "-p",
           "[{\"op\":\"remove\",\"path\":\"/spec/claimRef\"}]");
+      // The volume controller makes a freed volume Available on its next pass, not at once.
+      ClusterKit.await("the freed volume is Available", Duration.ofMinutes(1),
+          () -> kit.phase("pv", namespace, volume).equals("Available"),
+          () -> kit.kubectl("get", "pv", volume));
       storage.ensure(pv, pvc);
       ClusterKit.await("the new claim is Bound", Duration.ofMinutes(1),
           () -> kit.phase("pvc", namespace, claim).equals("Bound"),
