@@ -1,8 +1,11 @@
 package dev.fairing4j.deployer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SuccessPolicy;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +50,30 @@ class KubeflowKindsTest {
     assertThat(Fixtures.<Map<String, Object>>at(object, "spec", "elasticPolicy")).isEqualTo(
         Map.of("minReplicas", 2, "maxReplicas", 5, "rdzvBackend", "c10d"));
     assertThat(Fixtures.<Object>at(object, "spec", "nprocPerNode")).isEqualTo("gpu");
+  }
+
+  @Test
+  void withoutNprocPerNodeThePyTorchJobRunsOneProcessPerRequestedGpuElseOne() {
+    // The operator's "auto" would let torchrun start one process per core, a world unlike the
+    // pods' WORLD_SIZE; the manifest states a number instead.
+    assertThat(Fixtures.<Object>at(render(Deployers.pyTorchJob("cpu").workers(1)), "spec",
+        "nprocPerNode")).isEqualTo("1");
+    assertThat(Fixtures.<Object>at(render(Deployers.pyTorchJob("gpu").workers(1)
+        .mutate(Mutators.gpus(2))), "spec", "nprocPerNode")).isEqualTo("2");
+    assertThat(Fixtures.<Object>at(render(Deployers.pyTorchJob("asked").workers(1)
+        .mutate(Mutators.gpus(2)).nprocPerNode("auto")), "spec", "nprocPerNode"))
+        .isEqualTo("auto");
+  }
+
+  @Test
+  void replicasWithDifferentGpuCountsNeedAnExplicitNprocPerNode() {
+    PyTorchJobDeployer mixed = Deployers.pyTorchJob("mixed").workers(1)
+        .mutate(Mutators.gpus(1), ReplicaType.WORKER);
+
+    assertThatThrownBy(() -> render(mixed)).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("nprocPerNode").hasMessageContaining("[0, 1]")
+        .hasMessageContaining("set nprocPerNode");
+    assertThat(Fixtures.<Object>at(render(mixed.nprocPerNode("1")), "spec", "nprocPerNode")).isEqualTo("1");
   }
 
   @Test

@@ -4,6 +4,8 @@ import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.custom.QuantityFormatException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -52,5 +54,30 @@ public final class Quantities {
   /** Whole CPUs for a CPU quantity, rounded up ({@code 1500m} is 2); empty when not one. */
   public static Optional<Integer> wholeCpus(String quantity) {
     return value(quantity).map(v -> v.setScale(0, RoundingMode.CEILING).intValue());
+  }
+
+  /**
+   * GPUs a container asks for: the limits (requests where there are none) of every resource
+   * named like a GPU ({@code nvidia.com/gpu}, {@code amd.com/gpu}), summed; 0 when none. The
+   * default process count per node follows it, as the Trainer's torch plugin does.
+   */
+  public static int gpus(Map<String, Object> container) {
+    Map<String, Object> resources = Json.child(Json.copyMap(container), "resources");
+    for (String section : List.of("limits", "requests")) {
+      int sum = 0;
+      for (Map.Entry<String, Object> amount : Json.child(resources, section).entrySet()) {
+        if (amount.getKey().contains("gpu")) {
+          try {
+            sum += Integer.parseInt(String.valueOf(amount.getValue()).trim());
+          } catch (NumberFormatException notWhole) {
+            // GPUs are whole devices; anything else is not a count
+          }
+        }
+      }
+      if (sum > 0) {
+        return sum;
+      }
+    }
+    return 0;
   }
 }

@@ -8,7 +8,6 @@ import dev.fairing4j.deployer.internal.ReplicaSlot;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -25,11 +24,18 @@ import java.util.function.Consumer;
  * @param slots the replica slots, in manifest order
  * @param policy the run, clean-pod and restart settings
  * @param checks the kind's own checks of the configuration, before the shared ones
- * @param specFields the kind's own spec fields, written between the run policy and the specs
+ * @param specFields the kind's own spec fields, written between the run policy and the specs;
+ *     they may read the rendered pod templates (a PyTorchJob's process count follows its GPUs)
  */
 record KubeflowKind(String kind, String replicaSpecsField, String containerName, NamedPort namedPort,
     List<ReplicaSlot> slots, KubeflowPolicy policy, Consumer<JobOptions> checks,
-    BiConsumer<Map<String, Object>, JobOptions> specFields) implements JobKind {
+    SpecFields specFields) implements JobKind {
+
+  /** A kind's own spec fields, from the options and the rendered pod templates (slot order). */
+  @FunctionalInterface
+  interface SpecFields {
+    void write(Map<String, Object> spec, JobOptions options, List<Map<String, Object>> templates);
+  }
 
   KubeflowKind {
     slots = List.copyOf(slots);
@@ -61,7 +67,7 @@ record KubeflowKind(String kind, String replicaSpecsField, String containerName,
       List<Map<String, Object>> templates) {
     Map<String, Object> spec = Json.map();
     spec.put("runPolicy", policy.runPolicy(options));
-    specFields.accept(spec, options);
+    specFields.write(spec, options, templates);
     spec.put(replicaSpecsField, KubeflowPolicy.replicaSpecs(slots, templates));
     return spec;
   }

@@ -10,6 +10,7 @@ import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
+import dev.fairing4j.deployer.internal.Quantities;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -47,13 +48,14 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       ReplicaType.WORKER);
 
   private final int workers;
-  private final String nprocPerNode;
+  /** Empty: one process per GPU the pods ask for, else 1, written as a number at render. */
+  private final Optional<String> nprocPerNode;
   private final Optional<Elastic> elastic;
   private final KubeflowPolicy policy;
 
   private record Elastic(int minReplicas, int maxReplicas) {}
 
-  private PyTorchJobDeployer(JobOptions options, int workers, String nprocPerNode,
+  private PyTorchJobDeployer(JobOptions options, int workers, Optional<String> nprocPerNode,
       Optional<Elastic> elastic, KubeflowPolicy policy) {
     super(options);
     this.workers = workers;
@@ -63,13 +65,14 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
   }
 
   /**
-   * A PyTorchJob called {@code name} with a Master only, restartPolicy OnFailure, nprocPerNode
-   * {@code auto}, in namespace {@code default}.
+   * A PyTorchJob called {@code name} with a Master only, restartPolicy OnFailure, in namespace
+   * {@code default}, and one process per pod (one per GPU when the pods ask for GPUs): see
+   * {@link #nprocPerNode(String)}.
    *
    * @throws InvalidInputException when the name is not a DNS-1035 label
    */
   public static PyTorchJobDeployer named(String name) {
-    return new PyTorchJobDeployer(JobOptions.named(name), 0, "auto", Optional.empty(),
+    return new PyTorchJobDeployer(JobOptions.named(name), 0, Optional.empty(), Optional.empty(),
         KubeflowPolicy.defaults(RestartPolicy.ON_FAILURE));
   }
 
@@ -95,6 +98,12 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
   /**
    * Processes per pod for {@code torchrun}: {@code auto}, {@code cpu}, {@code gpu} or a number,
    * as a string (the CRD's type).
+   *
+   * <p>Unset, the manifest says a number: the GPUs each pod asks for ({@link
+   * dev.fairing4j.deployer.Mutators#gpus(int)}), else 1. The operator's own default,
+   * {@code auto}, lets torchrun start one process per CPU core of whatever node the pod lands on,
+   * so the world torchrun builds would not be the pod's {@code WORLD_SIZE} (replicas x 1); name
+   * {@code "auto"} here to get it anyway.
    */
   public PyTorchJobDeployer nprocPerNode(String value) {
     Validators.requireText("nprocPerNode", value);
@@ -102,7 +111,7 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       throw InvalidInputException.of("nprocPerNode", "'" + value + "' is not a process count",
           "use \"auto\", \"cpu\", \"gpu\" or a positive whole number such as \"2\"");
     }
-    return new PyTorchJobDeployer(options(), workers, value, elastic, policy);
+    return new PyTorchJobDeployer(options(), workers, Optional.of(value), elastic, policy);
   }
 
   /**
@@ -169,7 +178,7 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
     return new KubeflowKind("PyTorchJob", "pytorchReplicaSpecs", CONTAINER,
         new NamedPort(PORT_NAME, PORT), slots, policy,
         options -> Validators.atLeast("workers", workers, 0),
-        (spec, options) -> {
+        (spec, options, templates) -> {
           elastic.ifPresent(e -> {
             Map<String, Object> map = Json.map();
             map.put("minReplicas", e.minReplicas());
@@ -177,8 +186,26 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
             map.put("rdzvBackend", "c10d");
             spec.put("elasticPolicy", map);
           });
-          spec.put("nprocPerNode", nprocPerNode);
+          spec.put("nprocPerNode", nprocPerNode.orElseGet(() -> processesPerGpu(templates)));
         });
+  }
+
+  /**
+   * One process per GPU a pod asks for, else 1, the same for every replica: a PyTorchJob has one
+   * {@code nprocPerNode}, and {@code WORLD_SIZE} counts replicas times it.
+   */
+  private String processesPerGpu(List<Map<String, Object>> templates) {
+    List<Integer> perPod = templates.stream()
+        .map(template -> Json.maps(Json.child(template, "spec").get("containers")).stream()
+            .filter(container -> CONTAINER.equals(container.get("name")))
+            .mapToInt(Quantities::gpus).sum())
+        .distinct().toList();
+    if (perPod.size() > 1) {
+      throw InvalidInputException.of("nprocPerNode", "the Master and the Workers ask for "
+          + "different GPU counts " + perPod + ", so no one process count per pod follows",
+          "give every replica the same Mutators.gpus(n), or set nprocPerNode(\"<n>\")");
+    }
+    return String.valueOf(Math.max(1, perPod.isEmpty() ? 0 : perPod.get(0)));
   }
 
   @Override

@@ -164,7 +164,7 @@ public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
     }
     return new KubeflowKind("TFJob", "tfReplicaSpecs", CONTAINER,
         new NamedPort(PORT_NAME, PORT), slots, policy, this::check,
-        (spec, options) -> {
+        (spec, options, templates) -> {
           if (successPolicy != SuccessPolicy.CHIEF_OR_WORKER_ZERO) {
             spec.put("successPolicy", successPolicy.value());
           }

@@ -9,8 +9,11 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.nio.file.Files;
@@ -18,10 +21,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A real two-replica PyTorch DDP run (gloo, a tiny model, a few steps) through the local cluster,
@@ -111,5 +117,48 @@ class LocalClusterDdpIT extends LocalClusterTestBase {
     assertThat(model.toFile().length()).isPositive();
     assertThat(Path.of("/opt/mnist")).as("nothing created on the host").doesNotExist();
     assertThat(Files.exists(Path.of("/app/train.py"))).isFalse();
+  }
+
+  private static final String WORLD = String.join("\n",
+      "import logging, os, socket, sys",
+      "import torch, torch.distributed as dist",
+      "logging.basicConfig(level=logging.INFO, stream=sys.stderr)",
+      "dist.init_process_group('gloo')",
+      "t = torch.tensor([1.0])",
+      "dist.all_reduce(t)",
+      "print(f'rank={dist.get_rank()} world={dist.get_world_size()} sum={t.item():.0f}'"
+          + " f' host={socket.gethostname()}', flush=True)",
+      "dist.destroy_process_group()",
+      "");
+
+  /**
+   * Elastic replicas through torchrun's c10d rendezvous form one world, as under the operator:
+   * before, every replica had the same node identity (host name and, in its pid namespace, pid),
+   * so with elastic(1, 2) each rendezvoused alone and trained as a world of size 1 while the job
+   * succeeded, and elastic(2, 2) hung.
+   */
+  @ParameterizedTest(name = "elastic({0}, {1})")
+  @CsvSource({"1, 2", "2, 2"})
+  void elasticReplicasRendezvousIntoOneWorld(int min, int max) {
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/world.py", ContextFile.ofText(WORLD))
+        .withCommand(List.of("torchrun", "/app/world.py"));
+    LocalCluster cluster = LocalCluster.create().stateDir(state).volumesDir(volumes);
+    String name = "elastic" + min + max;
+    TrainingJob job = Deployers.pyTorchJob(name).workers(1).elastic(min, max)
+        .restartPolicy(RestartPolicy.NEVER).on(cluster).asDeployer()
+        .deploy(context, Optional.empty(), ProgressListener.NONE);
+    JobStatus end;
+    try (LogStream logs = job.logs().follow(line -> { })) {
+      end = job.waitForCompletion(Duration.ofSeconds(90));
+      assertThat(logs.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(end.phase()).isEqualTo(JobPhase.SUCCEEDED);
+    List<String> lines = job.logs().snapshot().stream()
+        .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+    assertThat(lines).contains("[master-0] rank=0 world=2 sum=2 host=" + name + "-master-0",
+        "[worker-0] rank=1 world=2 sum=2 host=" + name + "-worker-0");
+    assertThat(lines).noneMatch(l -> l.contains("Address already in use"));
   }
 }

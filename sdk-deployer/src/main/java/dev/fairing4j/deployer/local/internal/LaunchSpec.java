@@ -16,9 +16,11 @@ import java.util.Optional;
  * @param binDir a host directory of shims ({@code python}, {@code torchrun}) put first on PATH
  * @param hostDirs host directories the interpreter needs (a pyenv or venv), read-only
  * @param devices device nodes to pass through (GPUs a replica requested)
+ * @param host the replica's own host name and hosts file, where the sandbox gives it one
  */
 public record LaunchSpec(List<String> argv, String workingDir, Path runDir, String runMount,
-    List<Bind> binds, Optional<Path> binDir, List<Path> hostDirs, List<Path> devices) {
+    List<Bind> binds, Optional<Path> binDir, List<Path> hostDirs, List<Path> devices,
+    Optional<Host> host) {
 
   /** Copies the lists. */
   public LaunchSpec {
@@ -37,4 +39,12 @@ public record LaunchSpec(List<String> argv, String workingDir, Path runDir, Stri
    * @param tmpfs a fresh in-memory directory instead of a host path (emptyDir medium Memory)
    */
   public record Bind(Path host, String target, boolean readOnly, boolean tmpfs) {}
+
+  /**
+   * A pod's network identity inside the sandbox.
+   *
+   * @param name the host name (the pod name)
+   * @param hostsFile the file that appears at {@code /etc/hosts}
+   */
+  public record Host(String name, Path hostsFile) {}
 }

@@ -106,6 +106,8 @@ public final class LocalSubmitter {
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
     int gpus = SubmitSteps.gpus(plan);
+    Optional<Path> hostsFile = sandbox.isolates()
+        ? Optional.of(PodHosts.of(plan).write(jobDir.resolve("net"))) : Optional.empty();
     Map<String, PreparedReplica> prepared = new LinkedHashMap<>();
     for (ReplicaId id : plan.replicas()) {
       JobPlan.Group group = plan.group(id.type()).orElseThrow();
@@ -117,6 +119,7 @@ public final class LocalSubmitter {
       env.putAll(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports));
+      hostsFile.ifPresent(hosts -> OperatorEnv.nameRendezvousHost(plan, env));
       deps.ifPresent(d -> env.merge("PYTHONPATH", sandbox.isolates()
           ? join(staged.workingDir(), ".deps") : d.toString(),
           (old, added) -> old.isEmpty() ? added : old + ":" + added));
@@ -132,7 +135,8 @@ public final class LocalSubmitter {
       List<Path> devices = container.gpus() > 0 && gpus > 0 ? GpuProbe.devices() : List.of();
       LaunchSpec spec = new LaunchSpec(python(argv, interpreter), workingDir(group, context),
           staged.runDir(), staged.workingDir(), binds, binDir,
-          interpreter.map(InterpreterResolver.Interpreter::hostDirs).orElse(List.of()), devices);
+          interpreter.map(InterpreterResolver.Interpreter::hostDirs).orElse(List.of()), devices,
+          hostsFile.map(hosts -> new LaunchSpec.Host(id.podName(), hosts)));
       prepared.put(id.podName(), new PreparedReplica(id,
           SignalDefaults.wrap(sandbox.command(spec)),
           sandbox.directory(spec), env, container.gpus()));

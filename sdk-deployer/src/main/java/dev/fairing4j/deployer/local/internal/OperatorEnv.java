@@ -82,6 +82,21 @@ public final class OperatorEnv {
     return env;
   }
 
+  /**
+   * Where replicas have pod host names ({@link PodHosts}): an elastic job's rendezvous endpoint
+   * names Worker 0 as the operator's does ({@code <job>-worker-0:<local port>}), so torch lets
+   * Worker 0 alone host the rendezvous store. A {@code rdzvHost} the user set stays.
+   */
+  static void nameRendezvousHost(JobPlan plan, Map<String, String> env) {
+    String endpoint = env.get("PET_RDZV_ENDPOINT");
+    if (endpoint == null || plan.elasticPolicy().containsKey("rdzvHost")
+        || !endpoint.startsWith(LOOPBACK + ":")) {
+      return;
+    }
+    plan.group("Worker").ifPresent(worker -> env.put("PET_RDZV_ENDPOINT",
+        ReplicaId.of(plan, worker, 0).podName() + endpoint.substring(LOOPBACK.length())));
+  }
+
   private static void elastic(JobPlan plan, JobPorts ports, Map<String, String> env) {
     Map<String, Object> policy = plan.elasticPolicy();
     // The operator points the rendezvous at worker-0 unless rdzvHost/rdzvPort say otherwise;

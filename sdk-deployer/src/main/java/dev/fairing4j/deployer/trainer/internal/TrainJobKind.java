@@ -10,6 +10,7 @@ import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.Names;
+import dev.fairing4j.deployer.internal.Quantities;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
 import dev.fairing4j.deployer.trainer.Initializer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
@@ -202,30 +203,9 @@ public final class TrainJobKind implements JobKind {
     trainer.put("env", env);
     trainer.put("numNodes", settings.numNodes());
     trainer.put("numProcPerNode", settings.numProcPerNode().orElseGet(() ->
-        Math.max(1, gpus(container))));
+        Math.max(1, Quantities.gpus(container))));
     trainer.put("resourcesPerNode", container.get("resources"));
     return trainer;
-  }
-
-  /** GPUs per node: the limits (requests where none) of any resource named like a GPU. */
-  private static int gpus(Map<String, Object> container) {
-    Map<String, Object> resources = Json.child(Json.copyMap(container), "resources");
-    for (String section : List.of("limits", "requests")) {
-      int sum = 0;
-      for (Map.Entry<String, Object> amount : Json.child(resources, section).entrySet()) {
-        if (amount.getKey().contains("gpu")) {
-          try {
-            sum += Integer.parseInt(String.valueOf(amount.getValue()).trim());
-          } catch (NumberFormatException notWhole) {
-            // GPUs are whole devices; anything else is not a count
-          }
-        }
-      }
-      if (sum > 0) {
-        return sum;
-      }
-    }
-    return 0;
   }
 
   private static Map<String, Object> initializer(Initializer initializer) {

@@ -69,7 +69,7 @@ class BubblewrapIT {
   private LaunchSpec spec(List<String> argv) {
     return new LaunchSpec(argv, "/app", run, "/app",
         List.of(new LaunchSpec.Bind(volume, "/data", false, false)), Optional.empty(),
-        List.of(), List.of());
+        List.of(), List.of(), Optional.empty());
   }
 
   private static Sandbox sandbox() {

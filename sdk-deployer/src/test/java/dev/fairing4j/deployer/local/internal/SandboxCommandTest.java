@@ -17,7 +17,22 @@ class SandboxCommandTest {
           new LaunchSpec.Bind(Path.of("/vol/claim"), "/opt/models", false, false),
           new LaunchSpec.Bind(null, "/cache", false, true)),
       Optional.of(Path.of("/state/bin")), List.of(Path.of("/root/.pyenv/versions/3.11")),
-      List.of());
+      List.of(), Optional.empty());
+
+  @Test
+  void aReplicaWithAHostGetsItsOwnHostNameAndHostsFileAfterTheSystemEtc() {
+    LaunchSpec named = new LaunchSpec(SPEC.argv(), SPEC.workingDir(), SPEC.runDir(),
+        SPEC.runMount(), SPEC.binds(), SPEC.binDir(), SPEC.hostDirs(), SPEC.devices(),
+        Optional.of(new LaunchSpec.Host("el-worker-0", Path.of("/state/net/hosts"))));
+    String line = String.join(" ", new Bubblewrap(Path.of("/usr/bin/bwrap"),
+        Path.of("/usr/bin/setsid")).command(named));
+
+    assertThat(line).contains("--unshare-uts --hostname el-worker-0 --ro-bind /state/net/hosts"
+        + " /etc/hosts");
+    assertThat(line.indexOf("--ro-bind /etc /etc")).isLessThan(line.indexOf("/etc/hosts"));
+    assertThat(String.join(" ", new Bubblewrap(Path.of("/usr/bin/bwrap"),
+        Path.of("/usr/bin/setsid")).command(SPEC))).doesNotContain("--hostname", "/etc/hosts");
+  }
 
   @Test
   void bubblewrapBindsParentsBeforeChildrenAndEndsWithTheCommand() {
