@@ -78,15 +78,31 @@ public record PrebuiltDependencies(Optional<Path> wheelhouse, Optional<String> i
    * Installs from the package index at {@code url}, e.g. {@code https://pypi.org/simple} or a
    * company mirror; the build machine needs to reach it, the container does not.
    *
-   * @throws InvalidInputException (field {@code indexUrl}) when it is not an http(s) URL
+   * @throws InvalidInputException (field {@code indexUrl}) when it is not an http(s) or
+   *     {@code file://} URL (pip reads both), or a {@code file://} URL whose directory is missing
    */
   public static PrebuiltDependencies fromIndex(String url) {
     Objects.requireNonNull(url, "indexUrl");
-    if (!url.trim().matches("https?://\\S+")) {
-      throw InvalidInputException.of("indexUrl", "'" + url + "' is not an http(s) URL",
-          "give the index's simple API, e.g. https://pypi.org/simple");
+    String trimmed = url.trim();
+    if (trimmed.matches("file:/\\S*")) {
+      Path directory;
+      try {
+        directory = Path.of(java.net.URI.create(trimmed));
+      } catch (IllegalArgumentException e) {
+        throw InvalidInputException.of("indexUrl", "'" + url + "' is not a file URL pip reads",
+            "write a local index as file:///absolute/path/simple");
+      }
+      if (!Files.isDirectory(directory)) {
+        throw InvalidInputException.of("indexUrl", "'" + url + "' names " + directory
+            + ", which is not a directory", "give the directory of a local simple index, e.g."
+                + " file:///opt/pypi/simple (one folder per project, holding its files)");
+      }
+    } else if (!trimmed.matches("https?://\\S+")) {
+      throw InvalidInputException.of("indexUrl", "'" + url + "' is not an http(s) or file://"
+          + " URL", "give the index's simple API, e.g. https://pypi.org/simple, or a local one"
+              + " as file:///opt/pypi/simple");
     }
-    return new PrebuiltDependencies(Optional.empty(), Optional.of(url.trim()), Optional.empty(),
+    return new PrebuiltDependencies(Optional.empty(), Optional.of(trimmed), Optional.empty(),
         Optional.empty(), DEFAULT_PYTHON, Optional.empty());
   }
 

@@ -34,6 +34,16 @@ class PrebuiltDependenciesTest {
   }
 
   @Test
+  void aLocalFileIndexIsAcceptedAsPipAcceptsIt() {
+    // pip reads file:// indexes (a corporate mirror synced to disk); they were refused.
+    assertThat(PrebuiltDependencies.fromIndex(dir.toUri().toString()).indexUrl())
+        .contains(dir.toUri().toString());
+    assertThat(PrebuiltDependencies.fromIndex("file://" + dir).indexUrl()).isPresent();
+    invalid(() -> PrebuiltDependencies.fromIndex("file://" + dir.resolve("nope")), "indexUrl",
+        "file:///opt/pypi/simple");
+  }
+
+  @Test
   void prebuildingWithoutARequirementsFileIsBadInput() throws Exception {
     Files.writeString(dir.resolve("train.py"), "print(1)\n");
 

@@ -11,19 +11,17 @@ import dev.fairing4j.core.Layer;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.TestWheels;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +38,7 @@ class LocalClusterStagingIT extends LocalClusterTestBase {
 
   @Test
   void requirementsAreInstalledIntoTheRunDirectoryAndImportable() throws IOException {
-    writeWheel(wheels.resolve("hello_pkg-1.0-py3-none-any.whl"));
+    TestWheels.write(wheels, "hello_pkg", "hello from wheel");
     BuildContext context = BuildContext.empty()
         .withFile("/app/requirements.txt", ContextFile.ofText("--no-index\n--find-links "
             + wheels + "\nhello-pkg==1.0\n").inLayer(Layer.REQUIREMENTS))
@@ -108,16 +106,20 @@ class LocalClusterStagingIT extends LocalClusterTestBase {
   void aModuleNoInterpreterHasFailsTheSubmitNamingItAndLeavesNothingBehind() {
     BuildContext context = BuildContext.empty()
         .withFile("/app/main.py", ContextFile.ofText(
-            "import os\nimport nonexistent_module_xyz\n"))
+            "import os\nimport torch\nimport nonexistent_module_xyz\n"))
         .withCommand(List.of("python", "/app/main.py"));
 
     FairingException error = catchThrowableOfType(FairingException.class,
         () -> cluster().submit(job("nomod"), context,
         SubmitOptions.DEFAULT, ProgressListener.NONE));
 
-    assertThat(error.getMessage()).contains("nonexistent_module_xyz", "/usr/bin/python3");
-    assertThat(error.hint().orElseThrow()).contains("apt-get install",
-        "LocalCluster.python(Path)");
+    assertThat(error.getMessage()).contains("nonexistent_module_xyz", "/usr/bin/python3")
+        // torch is importable with /usr/bin/python3: not named as what no interpreter has
+        .contains("can import nonexistent_module_xyz (needed:");
+    // No guessed Debian package: python3-nonexistent_module_xyz does not exist; say how to look.
+    assertThat(error.hint().orElseThrow()).contains("pip install nonexistent_module_xyz",
+        "LocalCluster.python(Path)", "apt-cache search --names-only 'python3-nonexistent")
+        .doesNotContain("apt-get install");
     assertThat(state.resolve("jobs/default/nomod")).doesNotExist();
   }
 
@@ -192,24 +194,4 @@ class LocalClusterStagingIT extends LocalClusterTestBase {
     return Manifests.pyTorchJob(name, 0, List.of("python", "/app/main.py"), "Never", Map.of());
   }
 
-  /** A minimal pure-Python wheel, so pip needs no network and no build backend. */
-  private static void writeWheel(Path file) throws IOException {
-    Map<String, String> entries = Map.of(
-        "hello_pkg/__init__.py", "GREETING = 'hello from wheel'\n",
-        "hello_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: hello-pkg\n"
-            + "Version: 1.0\n",
-        "hello_pkg-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\n"
-            + "Root-Is-Purelib: true\nTag: py3-none-any\n",
-        "hello_pkg-1.0.dist-info/RECORD", "hello_pkg/__init__.py,,\n"
-            + "hello_pkg-1.0.dist-info/METADATA,,\nhello_pkg-1.0.dist-info/WHEEL,,\n"
-            + "hello_pkg-1.0.dist-info/RECORD,,\n");
-    try (OutputStream out = Files.newOutputStream(file);
-        ZipOutputStream zip = new ZipOutputStream(out)) {
-      for (Map.Entry<String, String> entry : entries.entrySet()) {
-        zip.putNextEntry(new ZipEntry(entry.getKey()));
-        zip.write(entry.getValue().getBytes(StandardCharsets.UTF_8));
-        zip.closeEntry();
-      }
-    }
-  }
 }

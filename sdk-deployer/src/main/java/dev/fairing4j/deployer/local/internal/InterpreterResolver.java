@@ -23,9 +23,20 @@ import java.util.stream.Collectors;
 public final class InterpreterResolver {
   private static final List<String> SYSTEM_DIRS =
       List.of("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32");
-  private static final Map<String, String> APT_NAMES = Map.of("torch", "python3-torch",
-      "torchvision", "python3-torchvision", "sklearn", "python3-sklearn", "yaml", "python3-yaml",
-      "PIL", "python3-pil", "cv2", "python3-opencv", "tensorflow", "");
+  /**
+   * Modules whose Debian 12 package is known to exist (checked with {@code apt-cache show}); an
+   * empty name marks a module Debian does not package. Any other module gets a hint on how to
+   * look rather than a guessed package name ({@code python3-tensorboardx} does not exist).
+   */
+  private static final Map<String, String> APT_NAMES = Map.ofEntries(
+      Map.entry("torch", "python3-torch"), Map.entry("torchvision", "python3-torchvision"),
+      Map.entry("torchaudio", "python3-torchaudio"), Map.entry("sklearn", "python3-sklearn"),
+      Map.entry("yaml", "python3-yaml"), Map.entry("PIL", "python3-pil"),
+      Map.entry("cv2", "python3-opencv"), Map.entry("numpy", "python3-numpy"),
+      Map.entry("pandas", "python3-pandas"), Map.entry("scipy", "python3-scipy"),
+      Map.entry("matplotlib", "python3-matplotlib"), Map.entry("requests", "python3-requests"),
+      Map.entry("tqdm", "python3-tqdm"), Map.entry("h5py", "python3-h5py"),
+      Map.entry("tensorflow", ""), Map.entry("tensorboardX", ""));
 
   private InterpreterResolver() {}
 
@@ -56,11 +67,13 @@ public final class InterpreterResolver {
    * @param sandboxed whether the user's site-packages will be hidden
    * @param requirementsFollow whether a requirements.txt will be installed, which may provide
    *     what every candidate lacks
+   * @param provided host directories the job itself puts on its {@code PYTHONPATH} (the image's
+   *     prebuilt dependency layer): what they hold counts as importable
    * @throws FairingException when no candidate runs, or none finds the modules and no
    *     requirements follow; it names each candidate's missing modules and the install command
    */
   public static Interpreter choose(Set<String> modules, Optional<Path> configured,
-      boolean sandboxed, boolean requirementsFollow) {
+      boolean sandboxed, boolean requirementsFollow, List<Path> provided) {
     List<Path> candidates = new ArrayList<>();
     configured.ifPresent(candidates::add);
     if (configured.isEmpty()) {
@@ -76,7 +89,7 @@ public final class InterpreterResolver {
         continue;
       }
       Optional<PythonProbe.Result> result =
-          PythonProbe.probe(candidate, modules, Optional.empty(), sandboxed);
+          PythonProbe.probe(candidate, modules, provided, sandboxed);
       if (result.isEmpty()) {
         unusable.add(candidate + " (does not run)");
         continue;
@@ -114,12 +127,15 @@ public final class InterpreterResolver {
    * Fails unless {@code interpreter}, with the installed requirements on its path, finds the
    * modules it was missing.
    */
-  public static void checkAfterInstall(Interpreter interpreter, Path deps, boolean sandboxed) {
+  public static void checkAfterInstall(Interpreter interpreter, Path deps, List<Path> provided,
+      boolean sandboxed) {
     if (interpreter.missing().isEmpty()) {
       return;
     }
+    List<Path> path = new ArrayList<>(List.of(deps));
+    path.addAll(provided);
     PythonProbe.probe(interpreter.executable(), new LinkedHashSet<>(interpreter.missing()),
-        Optional.of(deps), sandboxed).filter(r -> !r.missing().isEmpty())
+        path, sandboxed).filter(r -> !r.missing().isEmpty())
         .ifPresent(r -> {
           throw noneFits(new LinkedHashSet<>(interpreter.missing()), List.of(r));
         });
@@ -150,19 +166,33 @@ public final class InterpreterResolver {
     String tried = results.stream()
         .map(r -> r.executable() + " lacks " + String.join(", ", r.missing()))
         .collect(Collectors.joining("; "));
-    Set<String> missing = results.stream().flatMap(r -> r.missing().stream())
-        .collect(Collectors.toCollection(LinkedHashSet::new));
-    // An empty name marks a module Debian does not package (TensorFlow): pip is the only way.
-    String apt = missing.stream().map(m -> APT_NAMES.getOrDefault(m,
-        "python3-" + m.toLowerCase(Locale.ROOT))).filter(name -> !name.isEmpty()).distinct()
-        .collect(Collectors.joining(" "));
-    String aptHint = apt.isEmpty() ? ""
-        : "apt-get install " + apt + " (Debian's packages run with /usr/bin/python3), or ";
+    // What no interpreter has: a module one of them imports is not "missing here".
+    Set<String> missing = new LinkedHashSet<>(modules);
+    results.forEach(r -> missing.retainAll(r.missing()));
+    if (missing.isEmpty()) {
+      results.stream().min(Comparator.comparingInt(r -> r.missing().size()))
+          .ifPresent(r -> missing.addAll(r.missing()));
+    }
+    String known = missing.stream().map(m -> APT_NAMES.getOrDefault(m, ""))
+        .filter(name -> !name.isEmpty()).distinct().collect(Collectors.joining(" "));
+    List<String> unknown = missing.stream().filter(m -> !APT_NAMES.containsKey(m)).toList();
+    StringBuilder hint = new StringBuilder();
+    if (!known.isEmpty()) {
+      hint.append("apt-get install ").append(known)
+          .append(" (Debian's packages run with /usr/bin/python3), or ");
+    }
+    hint.append("pip install ").append(String.join(" ", missing))
+        .append(" for your python, or list them in requirements.txt, or set"
+            + " LocalCluster.python(Path)");
+    if (!unknown.isEmpty()) {
+      hint.append("; to look for a Debian package: apt-cache search --names-only '")
+          .append(unknown.stream().map(m -> "python3-" + m.toLowerCase(Locale.ROOT))
+              .collect(Collectors.joining("|")))
+          .append("'");
+    }
     return FairingException.of("choose Python interpreter",
         "no Python interpreter here can import " + String.join(", ", missing)
-            + " (needed: " + String.join(", ", modules) + "; " + tried + ")",
-        aptHint + "pip install " + String.join(" ", missing) + " for your python, or list them"
-            + " in requirements.txt, or set LocalCluster.python(Path)");
+            + " (needed: " + String.join(", ", modules) + "; " + tried + ")", hint.toString());
   }
 
   private static List<Path> hostDirs(PythonProbe.Result result) {

@@ -84,8 +84,10 @@ public final class LocalSubmitter {
       modules.addAll(ImportScanner.requiredModules(argv, context, workingDir(group, context)));
       usesPython |= ImportScanner.isPython(argv.get(0)) || ImportScanner.isTorchrun(argv.get(0));
     }
-    Optional<InterpreterResolver.Interpreter> interpreter =
-        interpreter(settings, sandbox, modules, usesPython, staged.requirements().isPresent());
+    // The image's own dependency layer (prebuildRequirements) is on the job's PYTHONPATH.
+    List<Path> provided = staged.hostDirs(context.env().getOrDefault("PYTHONPATH", ""));
+    Optional<InterpreterResolver.Interpreter> interpreter = interpreter(settings, sandbox,
+        modules, usesPython, staged.requirements().isPresent(), provided);
     if (usesPython || staged.requirements().isPresent()) {
       interpreter.ifPresent(i -> listener.onEvent(new ProgressEvent.Note(i.note())));
     }
@@ -98,7 +100,8 @@ public final class LocalSubmitter {
           staged.runDir(), target, jobDir.resolve("logs").resolve("pip.log"));
       listener.onEvent(new ProgressEvent.StepFinished(step, Duration.between(began,
           Instant.now())));
-      InterpreterResolver.checkAfterInstall(interpreter.get(), target, sandbox.isolates());
+      InterpreterResolver.checkAfterInstall(interpreter.get(), target, provided,
+          sandbox.isolates());
       return target;
     });
     Optional<Path> binDir = interpreter.map(i -> shims(jobDir.resolve("bin"), i.executable()));
@@ -120,9 +123,12 @@ public final class LocalSubmitter {
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports));
       hostsFile.ifPresent(hosts -> OperatorEnv.nameRendezvousHost(plan, env));
-      deps.ifPresent(d -> env.merge("PYTHONPATH", sandbox.isolates()
-          ? join(staged.workingDir(), ".deps") : d.toString(),
-          (old, added) -> old.isEmpty() ? added : old + ":" + added));
+      deps.ifPresent(d -> {
+        String seen = sandbox.isolates() ? join(staged.workingDir(), ".deps") : d.toString();
+        env.merge("PYTHONPATH", seen, (old, added) -> old.isEmpty() ? added : old + ":" + added);
+        // The image's start-up wrapper finds them installed there and runs no pip.
+        env.put(RequirementsInstaller.SITE_PACKAGES_ENV, seen);
+      });
       binDir.ifPresent(b -> env.put("PATH", sandbox.binDir(b) + ":" + env.get("PATH")));
       List<String> argv = new ArrayList<>();
       for (String arg : argvs.get(group.type())) {
@@ -175,15 +181,16 @@ public final class LocalSubmitter {
   }
 
   private static Optional<InterpreterResolver.Interpreter> interpreter(LocalSettings settings,
-      Sandbox sandbox, Set<String> modules, boolean usesPython, boolean requirements) {
+      Sandbox sandbox, Set<String> modules, boolean usesPython, boolean requirements,
+      List<Path> provided) {
     if (usesPython || requirements) {
       return Optional.of(InterpreterResolver.choose(modules, settings.python(),
-          sandbox.isolates(), requirements));
+          sandbox.isolates(), requirements, provided));
     }
     // A shell entry point may still call python: offer one when there is one, never require it.
     try {
       return Optional.of(InterpreterResolver.choose(Set.of(), settings.python(),
-          sandbox.isolates(), false));
+          sandbox.isolates(), false, List.of()));
     } catch (FairingException e) {
       return Optional.empty();
     }

@@ -61,12 +61,13 @@ public final class PythonProbe {
   /**
    * Runs {@code python} with the probe.
    *
-   * @param extraPath a directory to put on PYTHONPATH (installed requirements), if any
+   * @param extraPath directories to put on PYTHONPATH (installed requirements, the job's own
+   *     dependency layer), in order
    * @param noUserSite run with {@code -s}, as the sandbox hides the user's site-packages
    * @return empty when the interpreter cannot be run
    */
   public static Optional<Result> probe(Path python, Set<String> modules,
-      Optional<Path> extraPath, boolean noUserSite) {
+      List<Path> extraPath, boolean noUserSite) {
     String key = python + "|" + modules + "|" + extraPath + "|" + noUserSite;
     Result cached = CACHE.get(key);
     if (cached != null) {
@@ -80,7 +81,10 @@ public final class PythonProbe {
     command.addAll(modules);
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().keySet().removeIf(k -> k.startsWith("PYTHON"));
-    extraPath.ifPresent(p -> builder.environment().put("PYTHONPATH", p.toString()));
+    if (!extraPath.isEmpty()) {
+      builder.environment().put("PYTHONPATH", extraPath.stream().map(Path::toString)
+          .collect(java.util.stream.Collectors.joining(":")));
+    }
     try {
       Process process = builder.start();
       process.getOutputStream().close();

@@ -14,6 +14,19 @@ import java.util.List;
  * directory on their PYTHONPATH.
  */
 public final class RequirementsInstaller {
+  /**
+   * The variable naming the directory the image's start-up wrapper installs requirements into
+   * (sdk-builder's {@code RequirementsBootstrap}; a test in sdk-examples keeps the two equal).
+   */
+  public static final String SITE_PACKAGES_ENV = "FAIRING4J_SITE_PACKAGES";
+  /**
+   * The wrapper's stamp in that directory: when it equals the requirements file, the wrapper
+   * skips pip. The local cluster installs once at submit, with the host's pip configuration,
+   * and writes the stamp, so replicas start at once instead of running pip again in a sandbox
+   * that sees neither that configuration nor the indexes it names.
+   */
+  public static final String STAMP = ".fairing4j-requirements.txt";
+
   private RequirementsInstaller() {}
 
   /**
@@ -46,7 +59,10 @@ public final class RequirementsInstaller {
         throw FairingException.of("install requirements", requirements.toString(),
             "interrupted", "run the job again", e);
       }
-      if (process.exitValue() != 0) {
+      if (process.exitValue() == 0) {
+        Files.copy(requirements, target.resolve(STAMP),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      } else {
         List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
         List<String> tail = lines.subList(Math.max(0, lines.size() - 15), lines.size());
         boolean noPip = tail.stream().anyMatch(l -> l.contains("No module named pip"));

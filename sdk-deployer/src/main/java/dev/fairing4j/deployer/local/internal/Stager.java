@@ -31,12 +31,34 @@ public final class Stager {
    * @param workingDir the container working directory it stands in for
    * @param outside files outside the working directory: staged copy and container path
    * @param requirements the staged {@code requirements.txt} of the requirements layer, if any
+   * @param filesDir where the files outside the working directory are staged, at their paths
    */
   public record Staged(Path runDir, String workingDir, List<Placed> outside,
-      Optional<Path> requirements) {
+      Optional<Path> requirements, Path filesDir) {
     /** Copies the list. */
     public Staged {
       outside = List.copyOf(outside);
+    }
+
+    /**
+     * The staged host directories of the container directories in {@code pythonPath}
+     * ({@code PYTHONPATH} syntax) that the context fills, such as the prebuilt dependency layer:
+     * what the interpreter check must count as importable.
+     */
+    public List<Path> hostDirs(String pythonPath) {
+      List<Path> dirs = new ArrayList<>();
+      String prefix = workingDir.endsWith("/") ? workingDir : workingDir + "/";
+      for (String entry : pythonPath.split(":")) {
+        if (!entry.startsWith("/")) {
+          continue;
+        }
+        Path host = entry.equals(workingDir) ? runDir : entry.startsWith(prefix)
+            ? runDir.resolve(entry.substring(prefix.length())) : filesDir.resolve(entry.substring(1));
+        if (Files.isDirectory(host)) {
+          dirs.add(host);
+        }
+      }
+      return dirs;
     }
   }
 
@@ -66,8 +88,10 @@ public final class Stager {
           outside.add(new Placed(target, path));
         }
         write(entry.getValue(), target);
-        if (entry.getValue().layer() == Layer.REQUIREMENTS
-            && target.getFileName().toString().equals("requirements.txt")) {
+        // The requirements file under the working directory, whatever its name; the wrapper
+        // and the prebuilt layer's copy of the set (outside it) are not one to install.
+        if (entry.getValue().layer() == Layer.REQUIREMENTS && path.startsWith(prefix)
+            && path.endsWith(".txt") && !path.contains("/.fairing4j")) {
           requirements = target;
         }
       }
@@ -75,7 +99,7 @@ public final class Stager {
       throw FairingException.of("stage build context", runDir.toString(), e.toString(),
           "check free disk space and permissions of the local cluster's state directory", e);
     }
-    return new Staged(runDir, workingDir, outside, Optional.ofNullable(requirements));
+    return new Staged(runDir, workingDir, outside, Optional.ofNullable(requirements), filesDir);
   }
 
   private static void write(ContextFile file, Path target) throws IOException {
