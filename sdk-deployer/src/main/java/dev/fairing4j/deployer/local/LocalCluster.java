@@ -26,8 +26,9 @@ import java.util.Optional;
  *       or the first one that can import what the script imports ({@code /usr/bin/python3}
  *       first, where Debian's torch lives); a progress note says which and why.
  *   <li>Restart policies, backoff limits, deadlines and the success rules follow the operator; a
- *       replica that requests more {@code nvidia.com/gpu} than the machine has stays Pending as
- *       Unschedulable unless {@link #ignoreGpuRequests()}.
+ *       replica that requests more {@code nvidia.com/gpu} than the machine has is refused at
+ *       submit (this machine never grows, unlike a cluster), unless {@link #ignoreGpuRequests()}
+ *       runs it on the CPU.
  *   <li>A job ends as the operator ends it: with a Master, when the Master succeeds; replicas
  *       still running then are left to finish under {@code cleanPodPolicy} None (the default),
  *       stopped under Running or All, and always stopped at a deadline or the backoff limit.

@@ -81,7 +81,10 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
     return with(local().withClaims(claims));
   }
 
-  /** Runs replicas that request GPUs this machine lacks, instead of leaving them Unschedulable. */
+  /**
+   * Runs replicas that request GPUs this machine lacks on the CPU, instead of refusing the job at
+   * submit (this machine never gains GPUs, so it could never be scheduled).
+   */
   public C ignoreGpuRequests() {
     return with(local().withIgnoreGpuRequests(true));
   }

@@ -67,6 +67,8 @@ public final class LocalSubmitter {
   private static TrainingJob prepareAndStart(LocalSettings settings, JobPlan plan,
       BuildContext context, Sandbox sandbox, StateStore store, Path jobDir,
       ProgressListener listener, Optional<DetachedSupervisor> detached) {
+    SubmitSteps.requireGpus(plan, SubmitSteps.gpus(plan), settings.ignoreGpuRequests(),
+        "Clusters.local()");
     SubmitSteps.noteSideContainers(plan, "local", listener);
     if (!sandbox.isolates()) {
       listener.onEvent(new ProgressEvent.Note("local cluster: no sandbox; replicas run in "

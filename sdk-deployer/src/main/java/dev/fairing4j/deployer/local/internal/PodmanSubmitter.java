@@ -81,6 +81,7 @@ public final class PodmanSubmitter {
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
     int gpus = SubmitSteps.gpus(plan);
+    SubmitSteps.requireGpus(plan, gpus, local.ignoreGpuRequests(), "Clusters.podman()");
     Map<String, PreparedReplica> prepared = new LinkedHashMap<>();
     List<String> names = new ArrayList<>();
     for (ReplicaId id : plan.replicas()) {

@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.internal.GuardedListener;
@@ -78,6 +79,32 @@ final class SubmitSteps {
   static int gpus(JobPlan plan) {
     boolean wantsGpus = plan.groups().stream().anyMatch(g -> g.pod().container().gpus() > 0);
     return wantsGpus ? GpuProbe.count() : 0;
+  }
+
+  /**
+   * Refuses, before anything starts, a job whose replica asks for more GPUs than this machine
+   * has: unlike a cluster, which can grow, this machine never will, so the job would only wait
+   * out the caller's whole timeout as Unschedulable.
+   *
+   * @param available the machine's GPUs ({@link #gpus(JobPlan)})
+   * @param ignore {@code ignoreGpuRequests()} was set: the replicas run on the CPU instead
+   * @param cluster how the user wrote the cluster, e.g. {@code Clusters.local()}
+   */
+  static void requireGpus(JobPlan plan, int available, boolean ignore, String cluster) {
+    if (ignore) {
+      return;
+    }
+    for (JobPlan.Group group : plan.groups()) {
+      long asked = group.pod().container().gpus();
+      if (asked > available) {
+        throw InvalidInputException.of("gpus", plan.kind().kind() + " " + plan.name() + ": its "
+            + group.type() + " asks for " + asked + " nvidia.com/gpu and this machine has "
+            + (available == 0 ? "no NVIDIA GPU" : available + " NVIDIA GPU"
+                + (available == 1 ? "" : "s")) + ", so it could never be scheduled here",
+            "run it on the CPU with " + cluster + ".ignoreGpuRequests() (the script then must"
+                + " not require CUDA), drop Mutators.gpus(..), or run it on a cluster with GPUs");
+      }
+    }
   }
 
   /** Stops what a failed submit started, before its files go. */
