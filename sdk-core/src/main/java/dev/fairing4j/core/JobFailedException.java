@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.ScriptFailures;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,8 +30,9 @@ public final class JobFailedException extends FairingException {
     super("training job", status.kind() + " " + status.name(),
         describe(failedReplica, exitCode, restarts(status, failedReplica), message, lastLines,
             warnings),
-        "read the last lines and events above (all of the log: job.logs()); fix the script or"
-            + " the resources and run again. " + restartHint(status.kind()),
+        ScriptFailures.diagnose(status.kind(), lastLines).map(cause -> cause + ". ")
+            .orElse("read the last lines and events above (all of the log: job.logs()); fix the"
+                + " script or the resources and run again. ") + restartHint(status.kind()),
         null, exitCode.orElse(null), null);
     this.status = status;
     this.failedReplica = failedReplica.orElse(null);
@@ -67,14 +69,15 @@ public final class JobFailedException extends FairingException {
           + " first exit, use a runtime whose node Job sets backoffLimit 0 and restartPolicy"
           + " Never";
     }
-    return "A replica that exits non-zero is restarted at most .backoffLimit(n) times (3 by"
-        + " default) before the job fails; .restartPolicy(RestartPolicy.NEVER) fails it at the"
-        + " first exit";
+    return "A replica that exits non-zero is restarted in place; the job fails when the restarts"
+        + " of all its replicas together reach .backoffLimit(n) (3 by default);"
+        + " .restartPolicy(RestartPolicy.NEVER) fails it at the first exit";
   }
 
   /**
    * The failed replica's restarts, from its pod in {@code status} (gone pods: unknown), and the
-   * job's, which the operator's backoff limit counts: {@code " after 1 restart (3 in the job)"}.
+   * job's, which the operator's backoff limit counts:
+   * {@code " after 2 restarts (3 restarts of all replicas together, what backoffLimit counts)"}.
    */
   private static Optional<String> restarts(JobStatus status, Optional<String> replica) {
     Optional<Integer> own = replica.flatMap(r -> status.pods().stream()
@@ -82,7 +85,8 @@ public final class JobFailedException extends FairingException {
             java.util.Locale.ROOT) + "-" + p.index())).findFirst()).map(PodInfo::restarts);
     int all = status.pods().stream().mapToInt(PodInfo::restarts).sum();
     return own.filter(n -> n > 0 || all > 0).map(n -> " after " + n
-        + (n == 1 ? " restart" : " restarts") + (all > n ? " (" + all + " in the job)" : ""));
+        + (n == 1 ? " restart" : " restarts") + (all > n ? " (" + all
+            + " restarts of all replicas together, what backoffLimit counts)" : ""));
   }
 
   private static String describe(Optional<String> replica, Optional<Integer> exitCode,

@@ -12,12 +12,14 @@ import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.GpuProbe;
@@ -92,12 +94,47 @@ class LocalClusterFailureIT extends LocalClusterTestBase {
     assertThat(failure).as("failed within the minute, not restarting forever").isNotNull();
     assertThat(failure.failedReplica()).contains("master-0");
     assertThat(failure.exitCode()).contains(1);
-    assertThat(failure.lastLines()).endsWith("loading data", "cannot train: no data");
+    assertThat(failure.lastLines()).endsWith("--- run 4 (restart 3) ---", "loading data",
+        "cannot train: no data");
+    assertThat(failure.lastLines()).contains("--- run 1 ---", "--- run 2 (restart 1) ---");
+    // The marks are for the report: a log stream delivers only the script's lines.
+    assertThat(job.logs().snapshot()).extracting(LogLine::text)
+        .containsOnly("loading data", "cannot train: no data").hasSize(8);
     assertThat(failure.getMessage())
         .contains("replica master-0 exited with code " + 1 + " after "
             + JobDeployer.DEFAULT_BACKOFF_LIMIT + " restarts")
         .contains("reached the specified backoff limit")
         .contains(".backoffLimit(n)").contains("RestartPolicy.NEVER");
+  }
+
+  /**
+   * Master and Worker both crash: every pod stays in the failed job's table (the Master, whose
+   * restart was pending at the limit, was left out), and the report counts restarts as
+   * backoffLimit does, over all replicas together.
+   */
+  @Test
+  void aFailedJobListsEveryPodAndCountsRestartsAsBackoffLimitDoes() {
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/main.py", ContextFile.ofText("import sys\nprint('step 1', flush=True)\n"
+            + "sys.exit(3)\n"))
+        .withCommand(List.of("python", "/app/main.py"));
+    TrainingJob job = Deployers.pyTorchJob("x-fail").workers(1).on(cluster())
+        .asDeployer().deploy(context, Optional.empty(), ProgressListener.NONE);
+
+    JobFailedException failure = catchThrowableOfType(JobFailedException.class,
+        () -> job.waitForCompletion(Duration.ofSeconds(60)));
+
+    JobStatus status = failure.status();
+    assertThat(status.pods()).extracting(PodInfo::name)
+        .containsExactlyInAnyOrder("x-fail-master-0", "x-fail-worker-0");
+    assertThat(status.pods()).allSatisfy(pod -> assertThat(pod.phase()).isEqualTo("Failed"));
+    int all = status.pods().stream().mapToInt(PodInfo::restarts).sum();
+    assertThat(all).isEqualTo(JobDeployer.DEFAULT_BACKOFF_LIMIT);
+    assertThat(failure.getMessage()).contains("(" + all + " restarts of all replicas together,"
+        + " what backoffLimit counts)", "restarts of all its replicas together reach"
+        + " .backoffLimit(n)");
+    assertThat(TrainingClient.connect(cluster()).get("x-fail").toString())
+        .contains("x-fail-master-0", "x-fail-worker-0");
   }
 
   @Test

@@ -6,7 +6,10 @@ import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -383,6 +386,12 @@ public final class JobSupervisor {
     int attempt = ++r.attempt;
     r.created = true;
     try {
+      if (attempt > 1) {
+        // Where this run's lines start in the replica's one log, for the failure report.
+        Files.writeString(StateStore.logFile(jobDir, r.id.shortName()),
+            LogFormat.runMarker(attempt), StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
+      }
       r.process = ReplicaProcess.start(r.id.podName(), p.command(), p.directory(), p.env(),
           StateStore.logFile(jobDir, r.id.shortName()), launcher,
           code -> post(() -> exited(r, attempt, code)));
@@ -576,7 +585,10 @@ public final class JobSupervisor {
       if (r.pendingStart != null) {
         r.pendingStart.cancel(false);
         r.pendingStart = null;
-        endWithoutRestart(r, stopProcesses, why);
+        // An exited replica keeps its pod and its exit, whatever ended the job: a failed job's
+        // table listed the Worker but not the Master whose restart was pending (only
+        // cleanPodPolicy All deletes finished pods).
+        endWithoutRestart(r, plan.cleanPodPolicy() == CleanPodPolicy.ALL, why);
       }
       if (!stopProcesses) {
         continue;
@@ -606,7 +618,7 @@ public final class JobSupervisor {
     r.phase = code == 0 ? "Succeeded" : "Failed";
     r.reason = podDeleted ? StatusMapper.STOPPED : "Error";
     r.message = podDeleted ? why + " (it had exited with code " + code + ")"
-        : "exited with code " + code + "; not restarted because the job ended";
+        : "exited with code " + code + "; not restarted: the job had ended";
   }
 
   private void expire() {

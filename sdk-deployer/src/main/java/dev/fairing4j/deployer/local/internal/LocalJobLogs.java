@@ -96,16 +96,30 @@ public final class LocalJobLogs implements JobLogs {
         && (c.type().equals("Succeeded") || c.type().equals("Failed")))).orElse(true);
   }
 
-  /** The last {@code n} lines of one replica, as text, for a failure report. */
+  /**
+   * The last {@code n} lines of one replica, as text, for a failure report; where a restart began
+   * a new run, a line {@code --- run N (restart N-1) ---} marks it, so two runs' lines never read
+   * as one.
+   */
   public List<String> lastLines(String shortName, int n) {
     List<String> lines = new ArrayList<>();
+    boolean restarted = false;
     for (String raw : new LogTail(StateStore.logFile(jobDir, shortName)).rest()) {
-      lines.add(LogFormat.parse(raw).text());
+      java.util.OptionalInt run = LogFormat.run(raw);
+      restarted |= run.isPresent();
+      lines.add(run.isPresent() ? "--- run " + run.getAsInt() + " (restart "
+          + (run.getAsInt() - 1) + ") ---" : LogFormat.parse(raw).text());
+    }
+    if (restarted) {
+      lines.add(0, "--- run 1 ---");
     }
     return lines.subList(Math.max(0, lines.size() - n), lines.size());
   }
 
   private Optional<LogLine> toLine(JobRecord.Replica r, String raw) {
+    if (LogFormat.run(raw).isPresent()) {
+      return Optional.empty();
+    }
     LogFormat.Entry entry = LogFormat.parse(raw);
     if (since.isPresent() && entry.time().map(t -> t.isBefore(since.get())).orElse(false)) {
       return Optional.empty();

@@ -10,6 +10,8 @@ import java.util.Optional;
  * lets a follower that resumes drop what it already delivered.
  */
 final class LogFormat {
+  private static final String RUN_MARKER = "#fairing4j-run ";
+
   private LogFormat() {}
 
   /**
@@ -23,6 +25,29 @@ final class LogFormat {
   static String format(Instant time, String text) {
     return time + " " + text + "\n";
   }
+
+  /**
+   * The line the supervisor writes before a replica's run {@code run} (2 and later): no
+   * timestamp, so no line of the replica's own (always stamped) can look like it. Readers skip
+   * it; a failure report shows where each run starts.
+   */
+  static String runMarker(int run) {
+    return RUN_MARKER + run + "\n";
+  }
+
+  /** The run a marker line starts; empty for any other line. */
+  static java.util.OptionalInt run(String line) {
+    if (line.startsWith(RUN_MARKER)) {
+      try {
+        return java.util.OptionalInt.of(Integer.parseInt(line.substring(RUN_MARKER.length())
+            .trim()));
+      } catch (NumberFormatException e) {
+        return java.util.OptionalInt.empty();
+      }
+    }
+    return java.util.OptionalInt.empty();
+  }
+
 
   static Entry parse(String line) {
     int space = line.indexOf(' ');
