@@ -18,12 +18,21 @@ import java.util.regex.PatternSyntaxException;
  *   <li>Katib's stdout format: {@code {metricName: accuracy, metricValue: 0.7313};{metricName:
  *       loss, metricValue: 0.6649}}</li>
  *   <li>{@code name=value} pairs: {@code loss=0.5027}, {@code accuracy=0.7682}, {@code test
- *       loss=0.4123} (a name of one or two words; {@code --lr=0.1} arguments and addresses such
- *       as {@code 127.0.0.1} are not metrics)</li>
+ *       loss=0.4123} (a name of one word, or a word of letters and one more), and
+ *       {@code name: value} as the Trainer's examples and Keras print it: {@code Loss: 0.37},
+ *       {@code val_loss: 0.2312}</li>
  *   <li>progress: PyTorch examples' {@code Train Epoch: 1 [640/60000 (1%)]} (metrics
- *       {@value #EPOCH} and {@value #PROGRESS}, the percent of the epoch) and Keras'
- *       {@code Epoch 3/10}, which also tells the number of epochs</li>
+ *       {@value #EPOCH} and {@value #PROGRESS}, the percent of the epoch: the script's own
+ *       percentage where it prints one, since under a {@code DistributedSampler} its sample count
+ *       covers only its share) and Keras' {@code Epoch 3/10}, which also tells the number of
+ *       epochs</li>
  * </ul>
+ * Not metrics: {@code --lr=0.1} arguments, addresses such as {@code 127.0.0.1}, keyword
+ * arguments of a printed call ({@code Retry(total=4, ...)}), environment variables
+ * ({@code PYTHONUNBUFFERED=1}, {@code MASTER_PORT=29500}), a value followed by another pair
+ * ({@code master_addr=localhost agent_pid=1}), the bookkeeping torchrun and the elastic agent log
+ * ({@code restart_count=0}, {@code group_rank=0}, {@code exitcode: 1}) and source lines a
+ * traceback shows.
  * Add your own with {@link #pattern(String)} or {@link #pattern(String, String)}:
  *
  * <pre>{@code
@@ -44,8 +53,25 @@ public final class MetricParser {
   private static final String NAME_WORD = "[A-Za-z_][\\w.\\-/]*";
   private static final Pattern PAIR = Pattern.compile("(?<![\\w.\\-/])(" + NAME_WORD + "(?: "
       + NAME_WORD + ")?)\\s*=\\s*(" + NUMBER + ")%?(?=$|[\\s,;)\\]}|])");
+  // "Loss: 0.37": a colon right after the name, a blank after it (so 12:30 is no metric).
+  private static final Pattern COLON = Pattern.compile("(?<![\\w.\\-/])([A-Za-z][\\w\\-/]*(?: "
+      + "[A-Za-z][\\w\\-/]*)?):[ \\t]+(" + NUMBER + ")%?(?=$|[\\s,;)\\]}|])");
+  private static final Pattern LETTERS = Pattern.compile("[A-Za-z]+");
+  private static final Pattern ENVIRONMENT_NAME = Pattern.compile("[A-Z][A-Z0-9]*_[A-Z0-9_]*"
+      + "|[A-Z][A-Z0-9]{7,}");
+  // Lines a traceback shows from the source (IPython's "----> 3 x = 1", "      2 epochs = 2";
+  // Python's frame line) carry assignments, not measurements.
+  private static final Pattern SOURCE_CONTEXT = Pattern.compile(
+      "^\\s*(?:-*>\\s*\\d+\\s|\\d+\\s{1,8}\\S|File \".*\", line \\d+)");
+  /** What torchrun, the elastic agent and pip log about themselves. */
+  private static final java.util.Set<String> BOOKKEEPING = java.util.Set.of("restart_count",
+      "master_port", "group_rank", "group_world_size", "role_rank", "role_world_size",
+      "local_rank", "local_world_size", "global_rank", "rank", "world_size", "agent_pid", "pid",
+      "port", "exitcode", "error_file", "max_restarts", "nnodes", "nproc_per_node", "node_rank",
+      "monitor_interval", "attempt", "retries", "epoch", "train epoch", "test epoch");
   private static final Pattern TRAIN_EPOCH = Pattern.compile(
-      "\\b[Ee]poch:?\\s*(\\d+)\\s*\\[\\s*(\\d+)\\s*/\\s*(\\d+)");
+      "\\b[Ee]poch:?\\s*(\\d+)\\s*\\[\\s*(\\d+)\\s*/\\s*(\\d+)(?:\\s*\\(\\s*("
+      + NUMBER + ")\\s*%\\s*\\))?");
   private static final Pattern EPOCH_OF = Pattern.compile(
       "\\b[Ee]poch:?\\s*(\\d+)\\s*(?:/|of)\\s*(\\d+)\\b(?!\\s*\\])");
 
@@ -148,7 +174,11 @@ public final class MetricParser {
         long done = Long.parseLong(train.group(2));
         long total = Long.parseLong(train.group(3));
         epoch = Optional.of(Integer.parseInt(train.group(1)));
-        if (total > 0) {
+        if (train.group(4) != null) {
+          // The script's own percentage: under a DistributedSampler the counts cover only this
+          // replica's share ([29440/60000 (98%)]), the percentage the whole epoch.
+          fraction = Optional.of(Math.min(1.0, Double.parseDouble(train.group(4)) / 100));
+        } else if (total > 0) {
           fraction = Optional.of(Math.min(1.0, (double) done / total));
         }
       } else {
@@ -162,10 +192,13 @@ public final class MetricParser {
       epoch.ifPresent(e -> metrics.put(EPOCH, (double) e));
       Optional<Double> percent = fraction.map(f -> Math.round(f * 1000) / 10.0);
       percent.ifPresent(p -> metrics.put(PROGRESS, p));
-      if (!anyKatib) {
-        Matcher pair = PAIR.matcher(line);
-        while (pair.find()) {
-          put(metrics, pair.group(1), pair.group(2));
+      if (!anyKatib && !SOURCE_CONTEXT.matcher(line).find()) {
+        for (Pattern form : List.of(PAIR, COLON)) {
+          Matcher pair = form.matcher(line);
+          while (pair.find()) {
+            metricName(line, pair.start(1), pair.group(1))
+                .ifPresent(name -> put(metrics, name, pair.group(2)));
+          }
         }
       }
     }
@@ -182,6 +215,58 @@ public final class MetricParser {
       }
     }
     return new Reading(metrics, epoch, epochs, fraction);
+  }
+
+  /**
+   * The metric a pair names, or empty when it is noise: a keyword argument of a printed call, an
+   * environment variable, tool bookkeeping. Of two words, the first counts only when it is a
+   * word of letters that is not itself a value ({@code test loss=0.4}, {@code Average loss:
+   * 0.1}; not {@code addr=localhost agent_pid=1}).
+   */
+  private static Optional<String> metricName(String line, int start, String found) {
+    String name = found;
+    int nameStart = start;
+    int space = found.indexOf(' ');
+    if (space > 0) {
+      String first = found.substring(0, space);
+      boolean afterValue = start > 0 && "=:".indexOf(line.charAt(start - 1)) >= 0;
+      if (!LETTERS.matcher(first).matches() || afterValue
+          || BOOKKEEPING.contains(first.toLowerCase(java.util.Locale.ROOT))) {
+        name = found.substring(space + 1);
+        nameStart = start + space + 1;
+      }
+    }
+    // keyword arguments of a call: Retry(total=4, connect=None)
+    int before = nameStart - 1;
+    while (before >= 0 && line.charAt(before) == ' ') {
+      before--;
+    }
+    if (before >= 1 && (line.charAt(before) == '(' && Character.isLetterOrDigit(
+        line.charAt(before - 1)) || line.charAt(before) == ',' && insideCall(line, before))) {
+      return Optional.empty();
+    }
+    if (ENVIRONMENT_NAME.matcher(name).matches()
+        || BOOKKEEPING.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+      return Optional.empty();
+    }
+    return Optional.of(name);
+  }
+
+  /** Whether position {@code at} is inside {@code name(...)} on the line. */
+  private static boolean insideCall(String line, int at) {
+    int depth = 0;
+    for (int i = at; i >= 0; i--) {
+      char c = line.charAt(i);
+      if (c == ')') {
+        depth++;
+      } else if (c == '(') {
+        if (depth == 0) {
+          return i > 0 && Character.isLetterOrDigit(line.charAt(i - 1));
+        }
+        depth--;
+      }
+    }
+    return false;
   }
 
   private static void put(Map<String, Double> metrics, String name, String value) {

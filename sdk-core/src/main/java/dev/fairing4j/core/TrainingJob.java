@@ -86,9 +86,14 @@ public interface TrainingJob extends Displayable {
     return metrics(MetricParser.defaults());
   }
 
-  /** The metrics the replicas have logged so far, found by {@code parser}. */
+  /**
+   * The metrics the replicas have logged so far, found by {@code parser}; once the job has
+   * succeeded, the progress of every replica that reported some is 100%.
+   */
   default JobMetrics metrics(MetricParser parser) {
-    return JobMetrics.of(name(), logs().snapshot(), parser);
+    JobMetrics fromLogs = JobMetrics.of(name(), logs().snapshot(), parser);
+    return fromLogs.names().contains(MetricParser.PROGRESS) ? fromLogs.endedAs(status())
+        : fromLogs;
   }
 
   /** The status as text tables ({@link JobStatus#toTable()}); reads the status. */

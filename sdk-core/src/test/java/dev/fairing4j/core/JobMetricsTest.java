@@ -60,14 +60,33 @@ class JobMetricsTest {
   }
 
   @Test
+  void aSucceededJobsProgressIsDoneWhateverItsLastProgressLineSaid() {
+    JobMetrics metrics = JobMetrics.of("mnist", seedLog());
+    JobStatus running = new JobStatus("mnist", "PyTorchJob", List.of(JobCondition.isTrue(
+        "Running", "PyTorchJobRunning", "running")), Map.of(), Optional.empty(), Optional.empty(),
+        List.of());
+    JobStatus succeeded = new JobStatus("mnist", "PyTorchJob", List.of(JobCondition.isTrue(
+        "Succeeded", "PyTorchJobSucceeded", "done")), Map.of(), Optional.empty(),
+        Optional.of(T0.plusSeconds(60)), List.of());
+
+    assertThat(metrics.endedAs(running)).isSameAs(metrics);
+    JobMetrics done = metrics.endedAs(succeeded);
+    assertThat(done.latest("master-0", "progress")).contains(100.0);
+    assertThat(done.latest("worker-10", "progress")).contains(100.0);
+    assertThat(done.series("master-0", "progress")).last()
+        .extracting(MetricPoint::time).isEqualTo(T0.plusSeconds(60));
+    assertThat(done.series("master-0", "loss")).isEqualTo(metrics.series("master-0", "loss"));
+  }
+
+  @Test
   void toStringShowsTheLatestValueOfEachMetricPerReplica() {
     JobMetrics metrics = JobMetrics.of("mnist", seedLog());
 
     assertThat(metrics.toString()).isEqualTo("""
         REPLICA    EPOCH  PROGRESS  loss    accuracy
-        master-0   1      64%       0.8561  0.682
-        worker-0   1      64%       0.8877  -
-        worker-10  1      64%       0.9     -""");
+        master-0   1      62%       0.8561  0.682
+        worker-0   1      62%       0.8877  -
+        worker-10  1      62%       0.9     -""");
     assertThat(metrics.toHtml()).startsWith("<table><thead><tr><th>REPLICA</th>")
         .contains("<td>0.8561</td>");
     assertThat(metrics.mimeBundle()).containsKeys("text/plain", "text/html");

@@ -77,17 +77,52 @@ public final class XChartRenderer implements ChartRenderer {
     List<String> replicas = panels.stream().flatMap(p -> p.series().stream())
         .map(Series::name).distinct().toList();
     // One time axis for all panels, so a value sits under the loss it follows.
-    double xMax = panels.stream().flatMap(p -> p.series().stream())
-        .flatMapToDouble(s -> java.util.Arrays.stream(s.x())).max().orElse(1);
+    double xMax = niceCeiling(panels.stream().flatMap(p -> p.series().stream())
+        .flatMapToDouble(s -> java.util.Arrays.stream(s.x())).max().orElse(1));
     for (int i = 0; i < panels.size(); i++) {
       XYChart panel = panel(panels.get(i), chart, i == panels.size() - 1, replicas);
       panel.getStyler().setXAxisMin(0.0);
-      panel.getStyler().setXAxisMax(Math.max(xMax, 1e-9));
+      panel.getStyler().setXAxisMax(xMax);
+      // A short series (one value, or values close together) would otherwise get an axis from
+      // its own points, ticks at the data (0 and 94.812) and dots on the frame's edge.
+      double[] y = yRange(panels.get(i));
+      panel.getStyler().setYAxisMin(y[0]);
+      panel.getStyler().setYAxisMax(y[1]);
       Graphics2D area = (Graphics2D) graphics.create(0, TITLE_HEIGHT + i * chart.panelHeight(),
           chart.width(), chart.panelHeight());
       panel.paint(area, chart.width(), chart.panelHeight());
       area.dispose();
     }
+  }
+
+  /** {@code value} rounded up to 1, 2, 2.5 or 5 times a power of ten; at least 1. */
+  static double niceCeiling(double value) {
+    if (!(value > 1)) {
+      return 1;
+    }
+    double power = Math.pow(10, Math.floor(Math.log10(value)));
+    for (double step : new double[] {1, 2, 2.5, 5, 10}) {
+      if (step * power >= value - 1e-9 * power) {
+        return step * power;
+      }
+    }
+    return 10 * power;
+  }
+
+  /**
+   * The y axis of a panel: its values with a margin of a tenth of their spread on each side, or,
+   * when they are (nearly) one value, a tenth of that value (1 around zero), so every dot sits
+   * inside the frame.
+   */
+  static double[] yRange(Panel panel) {
+    double min = panel.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y()))
+        .min().orElse(0);
+    double max = panel.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y()))
+        .max().orElse(1);
+    double spread = max - min;
+    double margin = spread > 1e-12 * Math.max(1, Math.abs(max)) ? spread / 10
+        : Math.abs(max) > 1e-12 ? Math.abs(max) / 10 : 1;
+    return new double[] {min - margin, max + margin};
   }
 
   private static XYChart panel(Panel panel, Chart chart, boolean last, List<String> replicas) {
