@@ -54,8 +54,10 @@ public final class MetricParser {
   private static final Pattern PAIR = Pattern.compile("(?<![\\w.\\-/])(" + NAME_WORD + "(?: "
       + NAME_WORD + ")?)\\s*=\\s*(" + NUMBER + ")%?(?=$|[\\s,;)\\]}|])");
   // "Loss: 0.37": a colon right after the name, a blank after it (so 12:30 is no metric).
+  // Not a duration or a size with its unit (%%time's "Wall time: 1.5 ms", "sys: 0 ns").
   private static final Pattern COLON = Pattern.compile("(?<![\\w.\\-/])([A-Za-z][\\w\\-/]*(?: "
-      + "[A-Za-z][\\w\\-/]*)?):[ \\t]+(" + NUMBER + ")%?(?=$|[\\s,;)\\]}|])");
+      + "[A-Za-z][\\w\\-/]*)?):[ \\t]+(" + NUMBER + ")%?(?=$|[\\s,;)\\]}|])(?!\\s*(?:ns|µs|us|ms"
+      + "|s|sec|secs|seconds|min|mins|minutes|h|hours|B|[KMGT]i?B|it/s|s/it)\\b)");
   private static final Pattern LETTERS = Pattern.compile("[A-Za-z]+");
   private static final Pattern ENVIRONMENT_NAME = Pattern.compile("[A-Z][A-Z0-9]*_[A-Z0-9_]*"
       + "|[A-Z][A-Z0-9]{7,}");

@@ -11,6 +11,7 @@ import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.MetricPoint;
 import dev.fairing4j.core.ProgressListener;
@@ -117,13 +118,23 @@ class FullNotebookLocalIT {
   @Test
   void aFailingCellFailsTheJobAndTheExecutedCopyShowsTheError() throws Exception {
     TrainingJob job = run("nb-fails", notebook("broken.ipynb",
-        "raise ValueError('no data in /mnt/data')"));
+        "learning_rate = 0.5\nimport no_such_module_xyz"));
 
     assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMinutes(3)))
-        .isInstanceOfSatisfying(JobFailedException.class, e ->
-            assertThat(String.join("\n", e.lastLines())).contains("ValueError",
-                "no data in /mnt/data"));
+        .isInstanceOfSatisfying(JobFailedException.class, e -> {
+          String last = String.join("\n", e.lastLines());
+          assertThat(last).contains("cell 4 failed: ModuleNotFoundError: No module named"
+              + " 'no_such_module_xyz'");
+          // IPython colours its traceback for a terminal: neither the log nor the message
+          // keeps the escape codes.
+          assertThat(e.getMessage()).doesNotContain("\u001b[");
+        });
+    assertThat(job.logs().snapshot()).extracting(LogLine::text)
+        .noneMatch(l -> l.contains("\u001b["));
+    // The failing cell's source is not echoed as log lines whose assignments read as metrics.
+    assertThat(job.metrics().names()).doesNotContain("learning_rate", "epochs");
     String executed = Files.readString(volumes.resolve(CLAIM).resolve("broken.ipynb"));
-    assertThat(executed).contains("\"output_type\": \"error\"", "ValueError", "loss=1.0000");
+    assertThat(executed).contains("\"output_type\": \"error\"", "ModuleNotFoundError",
+        "loss=1.0000");
   }
 }

@@ -10,11 +10,37 @@ and metrics can be read from it), and writes the executed notebook even when a c
 """
 import argparse
 import os
+import re
 import sys
 import uuid
 import warnings
 
 import nbformat
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def plain(text):
+    """IPython colours its tracebacks for a terminal: a log and an exception message want text."""
+    return ANSI.sub("", text or "")
+
+
+def report(notebook, error):
+    """Which cell failed and why, without the colour codes and without echoing the cell's source
+    (nbclient's message repeats it, and its assignments read as metrics in the log)."""
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                lines = ["cell {} failed: {}: {}".format(index + 1, output.get("ename"),
+                                                        plain(output.get("evalue")))]
+                for frame in output.get("traceback", []):
+                    lines.extend(line for line in plain(frame).splitlines() if line.strip())
+                return "\n".join(lines)
+    return "a cell failed: {}: {}".format(getattr(error, "ename", None) or type(error).__name__,
+                                          plain(getattr(error, "evalue", None) or str(error)))
 
 
 def typed(value):
@@ -90,7 +116,7 @@ def main():
     try:
         client.execute()
     except CellExecutionError as error:
-        print(error, file=sys.stderr, flush=True)
+        print(report(notebook, error), file=sys.stderr, flush=True)
         status = 1
     finally:
         nbformat.write(notebook, args.output)
