@@ -25,7 +25,8 @@ import java.util.Objects;
  * <pre>{@code
  * var client = TrainingClient.connect(Clusters.kubernetes()).inNamespace("kubeflow");
  * var here = TrainingClient.connect(Clusters.podman()); // or Clusters.local(): the same verbs
- * client.list();                          // NAME STATUS TRAINER AGE NODE
+ * client.list();                          // NAME STATUS TRAINER AGE NODE, namespace kubeflow
+ * client.listAll();                       // NAMESPACE NAME STATUS ... of every namespace
  * TrainingJob job = client.attach("mnist"); // after a kernel restart
  * }</pre>
  */
@@ -72,9 +73,20 @@ public final class TrainingClient {
     return namespace != null ? namespace : directory.defaultNamespace();
   }
 
-  /** The training jobs of the namespace: NAME STATUS TRAINER AGE NODE. */
+  /**
+   * The training jobs of the namespace: NAME STATUS TRAINER AGE NODE, and a line naming the
+   * namespace.
+   */
   public JobList list() {
     return directory.list(namespace());
+  }
+
+  /**
+   * The training jobs of every namespace, with a NAMESPACE column ({@code kubectl get -A}); on
+   * Kubernetes this needs the right to list them cluster-wide.
+   */
+  public JobList listAll() {
+    return directory.listAll();
   }
 
   /**

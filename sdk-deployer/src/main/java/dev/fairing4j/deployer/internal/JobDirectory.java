@@ -19,6 +19,9 @@ public interface JobDirectory {
   /** The training jobs of {@code namespace}. */
   JobList list(String namespace);
 
+  /** The training jobs of every namespace. */
+  JobList listAll();
+
   /** A handle on the job {@code name}, whatever its kind; empty when there is none. */
   Optional<TrainingJob> attach(String namespace, String name);
 

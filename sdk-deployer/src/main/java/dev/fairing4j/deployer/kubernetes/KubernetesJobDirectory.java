@@ -83,7 +83,40 @@ final class KubernetesJobDirectory implements JobDirectory {
   public JobList list(String namespace) {
     List<Map<String, Object>> pods = pods(namespace);
     return new JobList(jobs(namespace).stream().map(j -> summary(namespace, j, pods)).toList(),
-        Instant.now());
+        Optional.of(namespace), Instant.now());
+  }
+
+  @Override
+  public JobList listAll() {
+    KubeRest client = rest.get();
+    List<Found> jobs = new ArrayList<>();
+    for (ResourceRef kind : KUBEFLOW) {
+      listAllQuietly(client, kind, Optional.empty()).forEach(o -> jobs.add(new Found(kind, o)));
+    }
+    listAllQuietly(client, BATCH, Optional.of(MANAGED_BY + "=fairing4j")).stream()
+        .filter(KubernetesJobDirectory::ownJob).forEach(o -> jobs.add(new Found(BATCH, o)));
+    List<Map<String, Object>> pods = client.listAllNamespaces(ResourceRef.PODS, Optional.empty());
+    List<JobSummary> rows = new ArrayList<>();
+    for (Found job : jobs) {
+      String namespace = JsonTree.string(job.object(), "metadata", "namespace").orElse("");
+      rows.add(summary(namespace, job, pods.stream().filter(p -> namespace.equals(
+          JsonTree.string(p, "metadata", "namespace").orElse(null))).toList()));
+    }
+    rows.sort(Comparator.comparing(JobSummary::namespace).thenComparing(JobSummary::name)
+        .thenComparing(JobSummary::trainer));
+    return new JobList(rows, Optional.empty(), Instant.now());
+  }
+
+  private static List<Map<String, Object>> listAllQuietly(KubeRest client, ResourceRef kind,
+      Optional<String> selector) {
+    try {
+      return client.listAllNamespaces(kind, selector);
+    } catch (KubernetesApiException e) {
+      if (e.httpStatus().filter(s -> s == 404).isPresent()) {
+        return List.of(); // the kind's CRD is not installed: no such jobs
+      }
+      throw e;
+    }
   }
 
   @Override

@@ -142,8 +142,10 @@ class TrainingClientIT {
     assertThat(list.jobs().get(0).node()).contains(gpuNode1); // the master's, not pending
     assertThat(list.jobs().get(1).node()).contains(cpuNode);
     assertThat(list.jobs()).allSatisfy(j -> assertThat(j.created()).isPresent());
-    List<String> lines = list.toString().lines().toList();
-    assertThat(lines).hasSize(4);
+    List<String> all = list.toString().lines().toList();
+    assertThat(all).hasSize(5);
+    assertThat(all.get(4)).startsWith("namespace " + ns + " (every namespace: client.listAll()");
+    List<String> lines = all.subList(0, 4);
     assertThat(lines.get(0)).startsWith("NAME    STATUS     TRAINER     AGE");
     assertThat(lines.get(1)).startsWith("mnist   Running    PyTorchJob  ").endsWith(gpuNode1);
     int status = lines.get(0).indexOf("STATUS");
@@ -152,6 +154,14 @@ class TrainingClientIT {
     assertThat(list.toHtml()).contains("<th>NAME</th>", "<td>mnist</td>",
         "<td>" + gpuNode1 + "</td>").doesNotContain("not-ours");
     assertThat(list.toString()).doesNotContain("not-ours");
+
+    // Every namespace, kubectl get -A style: this one's jobs with their namespace.
+    JobList everywhere = client.listAll();
+    assertThat(everywhere.namespace()).isEmpty();
+    assertThat(everywhere.jobs()).filteredOn(j -> j.namespace().equals(ns))
+        .extracting(JobSummary::name).containsExactly("mnist", "prep", "resnet");
+    assertThat(everywhere.toString()).startsWith("NAMESPACE").contains(ns + "  mnist")
+        .doesNotContain("not-ours");
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.monitor.JobGpus;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -63,6 +65,20 @@ class LocalTrainingClientIT extends LocalClusterTestBase {
     assertThat(client.topNodes().nodes()).singleElement()
         .satisfies(node -> assertThat(node.allocated()).isEqualTo(2));
     assertThat(client.inNamespace("other").list().jobs()).isEmpty();
+    assertThat(client.inNamespace("other").list().toString())
+        .startsWith("no training jobs in namespace other (every namespace: client.listAll()");
+
+    // The README's job runs in namespace kubeflow: list() says it shows default, listAll()
+    // shows both, kubectl get -A style.
+    Deployers.batchJob("kf-job").namespace("kubeflow").on(starter).asDeployer()
+        .deploy(BuildContext.empty().withFile("/app/main.py", ContextFile.ofText("print(1)\n"))
+            .withCommand(List.of("python", "/app/main.py")), Optional.empty(),
+            ProgressListener.NONE).waitForCompletion(Duration.ofSeconds(30));
+    assertThat(client.list().toString()).contains("namespace default").doesNotContain("kf-job");
+    assertThat(client.listAll().jobs()).extracting(j -> j.namespace() + "/" + j.name())
+        .containsExactly("default/client-job", "kubeflow/kf-job");
+    assertThat(client.listAll().toString()).startsWith("NAMESPACE  NAME")
+        .contains("kubeflow   kf-job").endsWith("all namespaces");
 
     Files.createFile(volumes.resolve("client-data/go"));
     assertThat(client.attach("client-job").waitForCompletion(Duration.ofSeconds(30)).phase())

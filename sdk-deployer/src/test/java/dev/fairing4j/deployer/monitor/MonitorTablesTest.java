@@ -20,22 +20,42 @@ class MonitorTablesTest {
         new JobSummary("a-much-longer-name", "team", JobPhase.PENDING, "TFJob",
             Optional.of(Instant.parse("2024-05-01T15:29:15Z")), Optional.empty()),
         new JobSummary("old", "team", JobPhase.SUCCEEDED, "Job",
-            Optional.of(Instant.parse("2024-04-20T15:30:00Z")), Optional.empty())), NOW);
+            Optional.of(Instant.parse("2024-04-20T15:30:00Z")), Optional.empty())),
+        Optional.of("team"), NOW);
 
     assertThat(list.toString()).isEqualTo("""
         NAME                STATUS     TRAINER     AGE    NODE
         mnist               Running    PyTorchJob  3h30m  gpu-node-1
         a-much-longer-name  Pending    TFJob       45s    N/A
-        old                 Succeeded  Job         11d    N/A""");
+        old                 Succeeded  Job         11d    N/A
+        namespace team (every namespace: client.listAll(); another: \
+        client.inNamespace("..").list())""");
+  }
+
+  @Test
+  void aListSaysWhichNamespaceItShowsAndAllNamespacesGetAColumn() {
+    assertThat(new JobList(List.of(), Optional.of("default"), NOW).toString())
+        .startsWith("no training jobs in namespace default (every namespace: client.listAll()");
+    JobList all = new JobList(List.of(
+        new JobSummary("mnist", "default", JobPhase.SUCCEEDED, "PyTorchJob", Optional.empty(),
+            Optional.empty()),
+        new JobSummary("mnist", "kubeflow", JobPhase.RUNNING, "PyTorchJob", Optional.empty(),
+            Optional.of("vm"))), Optional.empty(), NOW);
+
+    assertThat(all.toString()).isEqualTo("""
+        NAMESPACE  NAME   STATUS     TRAINER     AGE  NODE
+        default    mnist  Succeeded  PyTorchJob  ?    N/A
+        kubeflow   mnist  Running    PyTorchJob  ?    vm
+        all namespaces""");
   }
 
   @Test
   void htmlEscapesCells() {
     JobList list = new JobList(List.of(new JobSummary("<b>x</b>", "team", JobPhase.FAILED, "Job",
-        Optional.empty(), Optional.empty())), NOW);
+        Optional.empty(), Optional.empty())), Optional.of("team"), NOW);
 
     assertThat(list.toHtml()).contains("<td>&lt;b&gt;x&lt;/b&gt;</td>", "<td>Failed</td>",
-        "<td>?</td>").startsWith("<table>").endsWith("</table>");
+        "<td>?</td>", "<p>namespace team (").startsWith("<table>").endsWith("</p>");
   }
 
   @Test

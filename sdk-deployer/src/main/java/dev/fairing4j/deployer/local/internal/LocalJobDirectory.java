@@ -46,7 +46,18 @@ public final class LocalJobDirectory implements JobDirectory {
     for (TrainingJob job : cluster.list(namespace)) {
       jobs.add(summary(job.status(), namespace));
     }
-    return new JobList(jobs, Instant.now());
+    return new JobList(jobs, Optional.of(namespace), Instant.now());
+  }
+
+  @Override
+  public JobList listAll() {
+    List<JobSummary> jobs = new ArrayList<>();
+    for (TrainingJob job : cluster.listAll()) {
+      jobs.add(summary(job.status(), job.namespace()));
+    }
+    jobs.sort(java.util.Comparator.comparing(JobSummary::namespace)
+        .thenComparing(JobSummary::name));
+    return new JobList(jobs, Optional.empty(), Instant.now());
   }
 
   @Override
