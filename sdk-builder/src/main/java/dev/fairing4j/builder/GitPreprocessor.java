@@ -14,6 +14,9 @@ import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -163,9 +166,48 @@ public final class GitPreprocessor extends AbstractPythonPreprocessor<GitPreproc
       throw InvalidInputException.of("subdirectory", "'" + subdirectory + "' is not a directory in"
           + " commit " + checkout.commit() + " of " + url(), "check the path in the repository");
     }
+    requireEntry(checkout, base, entryPath);
     return PythonContextBuilder.build(base, new EntrySource.HostFile(Path.of(entryPath)), options)
         .withLabel(REVISION_LABEL, checkout.commit())
         .withLabel(SOURCE_LABEL, url());
+  }
+
+  /**
+   * The entry must be a file of the checked-out tree; the error names the repository, the ref and
+   * the path in it (not the cache directory it was checked out to) and what is near that path.
+   */
+  private void requireEntry(GitCheckouts.Checkout checkout, Path base, String entryPath) {
+    Path entryFile = base.resolve(entryPath).normalize();
+    if (Files.isRegularFile(entryFile) && entryFile.startsWith(checkout.directory())) {
+      return;
+    }
+    Path root = checkout.directory();
+    String inRepo = root.relativize(entryFile.startsWith(root) ? entryFile : base).toString();
+    Path near = entryFile.getParent();
+    while (near != null && near.startsWith(root) && !Files.isDirectory(near)) {
+      near = near.getParent();
+    }
+    if (near == null || !near.startsWith(root)) {
+      near = root;
+    }
+    String where = root.relativize(near).toString();
+    List<String> names = new ArrayList<>();
+    try (var listing = Files.list(near)) {
+      listing.filter(p -> !p.getFileName().toString().equals(".git"))
+          .sorted(Comparator.comparing((Path p) -> !p.getFileName().toString().endsWith(".py"))
+              .thenComparing(p -> p.getFileName().toString()))
+          .forEach(p -> names.add(p.getFileName() + (Files.isDirectory(p) ? "/" : "")));
+    } catch (java.io.IOException e) {
+      // listing is a courtesy: the error below stands without it
+    }
+    String shown = names.size() > 12 ? String.join(", ", names.subList(0, 12)) + ", ... ("
+        + names.size() + " entries)" : String.join(", ", names);
+    throw InvalidInputException.of("entry", "'" + inRepo + "' is not a file in " + url() + " at "
+        + ref + " (commit " + checkout.commit().substring(0, Math.min(12, checkout.commit()
+            .length())) + ")", "name a file of the repository" + (subdirectory.isEmpty() ? ""
+                : " (relative to subdirectory '" + subdirectory + "')") + "; "
+            + (where.isEmpty() ? "its top level" : "'" + where + "/'") + " has: "
+            + (shown.isEmpty() ? "nothing" : shown));
   }
 
   @Override

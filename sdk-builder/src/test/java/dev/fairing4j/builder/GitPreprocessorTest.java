@@ -116,6 +116,25 @@ class GitPreprocessorTest {
   }
 
   @Test
+  void aWrongEntryNamesTheRepositoryRefAndPathAndWhatIsNearIt() {
+    assertThatThrownBy(() -> git().tag("v1").entry("nope.py").prepare())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("entry");
+          assertThat(e.getMessage()).contains("'nope.py' is not a file in " + repo.url()
+              + " at tag v1 (commit " + first.substring(0, 12) + ")")
+              .doesNotContain(cache.toString(), "git-trees");
+          assertThat(e.fix()).contains("its top level has: train.py, requirements.txt,"
+              + " training/");
+        });
+    assertThatThrownBy(() -> git().entry("training/jobs.py").prepare())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.getMessage()).contains("'training/jobs.py' is not a file in ",
+              "at default branch");
+          assertThat(e.fix()).contains("'training/' has: job.py");
+        });
+  }
+
+  @Test
   void badInputFailsBeforeAnyFetch() {
     assertThatThrownBy(() -> git().prepare())
         .isInstanceOfSatisfying(InvalidInputException.class,

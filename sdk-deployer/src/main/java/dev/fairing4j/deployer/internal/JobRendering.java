@@ -42,9 +42,13 @@ public final class JobRendering {
     String name = options.uniqueName() ? Names.unique(options.name()) : options.name();
     build(options, kind, context, VALIDATION_IMAGE, name);
     // last, so that a job's own mistakes are reported first; before the build, so that a broken
-    // kubeconfig does not cost a whole image push first
-    options.cluster().flatMap(ClusterBackends::of)
-        .ifPresent(ClusterBackend::checkConfiguration);
+    // kubeconfig does not cost a whole image push first. A job with its own namespace needs
+    // nothing from the kubeconfig to render (a dry run on a machine whose KUBECONFIG names a
+    // missing file); a submission reads it anyway (Pipeline.run checks the target first).
+    if (options.namespace().isEmpty()) {
+      options.cluster().flatMap(ClusterBackends::of)
+          .ifPresent(ClusterBackend::checkConfiguration);
+    }
   }
 
   /**

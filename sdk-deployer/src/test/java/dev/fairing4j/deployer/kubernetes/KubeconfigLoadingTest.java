@@ -7,6 +7,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.internal.KubeEnvironment;
 import java.io.File;
@@ -139,6 +140,29 @@ class KubeconfigLoadingTest {
           assertThat(e.field()).isEqualTo("KUBECONFIG");
           assertThat(e.getMessage()).contains("/nowhere/config");
         });
+  }
+
+  /**
+   * A dry run of a job with its own namespace needs nothing from the kubeconfig: it failed when
+   * KUBECONFIG named a missing file, though it rendered with KUBECONFIG unset. Without a
+   * namespace the kubeconfig decides it, so the broken configuration is still reported.
+   */
+  @Test
+  void aDryRunWithAnExplicitNamespaceRendersWhateverKubeconfigNames() {
+    KubernetesCluster broken = Clusters.kubernetes()
+        .withEnvironment(env(Map.of("KUBECONFIG", "/nowhere/config")));
+    BuildContext context = BuildContext.empty().withCommand(java.util.List.of("python", "t.py"));
+
+    var explicit = Deployers.pyTorchJob("dry").namespace("kubeflow").on(broken).asDeployer();
+    explicit.validate(context);
+    assertThat(explicit.render(context, java.util.Optional.of(dev.fairing4j.core.ImageRef.parse(
+        "registry.example.com/team/dry@sha256:" + "a".repeat(64)))))
+        .contains("namespace: kubeflow");
+
+    var fromKubeconfig = Deployers.pyTorchJob("dry").on(broken).asDeployer();
+    assertThatThrownBy(() -> fromKubeconfig.validate(context))
+        .isInstanceOfSatisfying(InvalidInputException.class,
+            e -> assertThat(e.field()).isEqualTo("KUBECONFIG"));
   }
 
   @Test
