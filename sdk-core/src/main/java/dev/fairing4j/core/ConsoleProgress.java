@@ -47,6 +47,7 @@ public final class ConsoleProgress implements ProgressListener {
   private String lastTransfer = "";
   private int lastPercentShown = -1;
   private int drawnWidth;
+  private String drawnText = "";
   // training: per job, the latest event of each replica
   private final Map<String, Map<String, ProgressEvent.TrainingProgress>> training =
       new LinkedHashMap<>();
@@ -260,6 +261,28 @@ public final class ConsoleProgress implements ProgressListener {
     out.print("\r" + padded);
     out.flush();
     drawnWidth = text.length();
+    drawnText = text;
+  }
+
+  /**
+   * Prints a line of the caller's (a log line: {@code job.logs().follow(progress::println)})
+   * without breaking the display: on a terminal the updating line is cleared first and drawn
+   * again below the printed line, so the two never run together
+   * ({@code ... ETA 2 s loss=2.1873[master-0] Train Epoch: 1 ...}); elsewhere it is a plain
+   * {@code println} on the same stream.
+   */
+  public void println(String line) {
+    synchronized (lock) {
+      if (mode == Mode.UPDATING && drawnWidth > 0) {
+        out.print("\r" + " ".repeat(drawnWidth) + "\r");
+        out.println(line);
+        out.print(drawnText);
+        out.flush();
+        return;
+      }
+      out.println(line);
+      out.flush();
+    }
   }
 
   private void milestone(String text) {
@@ -275,6 +298,7 @@ public final class ConsoleProgress implements ProgressListener {
       status(text);
       out.println();
       drawnWidth = 0;
+      drawnText = "";
     } else {
       out.println(text);
     }

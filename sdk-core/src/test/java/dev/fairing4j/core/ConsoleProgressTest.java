@@ -108,6 +108,25 @@ class ConsoleProgressTest {
         .contains("loss=0.5208").doesNotContain("\n");
   }
 
+  @Test
+  void aLogLinePrintedThroughTheProgressNeverRunsIntoTheUpdatingLine() {
+    ConsoleProgress progress = new ConsoleProgress(out, true, now::get);
+    progress.onEvent(training("master-0", 45, 2, Map.of("loss", 2.1873)));
+    progress.println("[master-0] Train Epoch: 1 [640/60000 (1%)]\tloss: 2.1873");
+
+    // What a terminal shows: "\r" returns to the line's start, so split the screen there.
+    String text = output();
+    String drawn = "mnist: epoch 1 45% ETA 2 s loss=2.1873";
+    assertThat(text).isEqualTo("\r" + drawn + "\r" + " ".repeat(drawn.length()) + "\r"
+        + "[master-0] Train Epoch: 1 [640/60000 (1%)]\tloss: 2.1873" + System.lineSeparator()
+        + drawn);
+
+    bytes.reset();
+    ConsoleProgress plain = new ConsoleProgress(out, false, now::get);
+    plain.println("[worker-0] step 1");
+    assertThat(output()).isEqualTo("[worker-0] step 1" + System.lineSeparator());
+  }
+
   /** A kernel that keeps what it was asked to show, as a notebook would. */
   private static final class RecordingKernel implements KernelBridge.Kernel {
     final List<String> calls = new ArrayList<>();

@@ -88,4 +88,13 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
         .preprocessor(script())
         .deployer(deployer(cluster));
   }
+
+  /** The settings as the demo's header shows them: 0 samples reads "all". */
+  @Override
+  public String toString() {
+    return "FashionMnist[job=" + jobName + ", epochs=" + epochs + ", samples="
+        + (samples == 0 ? "all 60,000" : String.valueOf(samples)) + ", testSamples="
+        + (testSamples == 0 ? "all 10,000" : String.valueOf(testSamples)) + ", workers=" + workers
+        + "]";
+  }
 }

@@ -66,7 +66,10 @@ public final class FashionMnistDemo {
       return false;
     }
     boolean succeeded = false;
-    try (LogStream logs = job.logs().follow(System.out::println)) {
+    // On a terminal the progress line is cleared before each log line and drawn again after it.
+    java.util.function.Consumer<String> print = progress instanceof ConsoleProgress console
+        ? console::println : System.out::println;
+    try (LogStream logs = job.logs().follow(print)) {
       job.waitForCompletion(Duration.ofMinutes(60));
       succeeded = true;
       // The last lines (accuracy, saved model) may still be in flight.
