@@ -21,6 +21,7 @@ import dev.fairing4j.deployer.kubernetes.internal.JobWatchHub;
 import dev.fairing4j.deployer.kubernetes.internal.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.KubernetesJobLogs;
 import dev.fairing4j.deployer.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.StuckPods;
 import dev.fairing4j.deployer.kubernetes.internal.Timings;
 import dev.fairing4j.deployer.trainer.internal.TrainJobStatus;
 import java.time.Duration;
@@ -169,8 +170,14 @@ public final class KubernetesTrainingJob implements TrainingJob {
     // Reads inside the wait ride out a hiccuping server until the wait's deadline, not beyond.
     JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
         progress);
-    Optional<JobStatus> done = watches == null ? completion.await(deadline)
-        : completion.await(deadline, watches.get(), created);
+    Optional<JobStatus> done;
+    // Pods that wait (Unschedulable, an image that does not pull) are reported as it happens.
+    try (StuckPods stuck = StuckPods.start(new JobReader(rest.get(), job), job.name(),
+        completion::phase, progress, timings.poll().multipliedBy(2),
+        timings.poll().multipliedBy(10))) {
+      done = watches == null ? completion.await(deadline)
+          : completion.await(deadline, watches.get(), created);
+    }
     if (done.isPresent()) {
       return done.get();
     }

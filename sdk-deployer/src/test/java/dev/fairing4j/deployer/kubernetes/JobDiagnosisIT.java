@@ -254,4 +254,31 @@ class JobDiagnosisIT {
             .contains("events: BackOff pod/mnist-master-0: Back-off restarting failed container")
             .contains(".backoffLimit(n)").doesNotContain("wait longer"));
   }
+
+  /**
+   * A cluster can gain nodes, so the wait goes on, but it says as it happens why a pod waits:
+   * before, the scheduler's message showed only in the timeout's message, after the whole wait.
+   */
+  @Test
+  void aWaitSaysAsItHappensWhyAPodIsUnschedulableAndGoesOn() {
+    java.util.List<String> notes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    TrainingJob stuck = Clusters.kubernetes().kubeconfig(K8S.kubeconfig())
+        .withTimings(TestJobs.FAST).submit(TestJobs.pyTorchJob("stuck", ns), BuildContext.empty(),
+            SubmitOptions.DEFAULT, e -> {
+              if (e instanceof dev.fairing4j.core.ProgressEvent.Note note) {
+                notes.add(note.message());
+              }
+            });
+    operator.pyTorchPod("stuck", "worker", 0, """
+        {"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False",
+          "reason":"Unschedulable","message":"%s"}]}
+        """.formatted(NO_GPU));
+
+    assertThatThrownBy(() -> stuck.waitForCompletion(Duration.ofSeconds(3)))
+        .isInstanceOf(JobTimeoutException.class);
+
+    assertThat(notes).filteredOn(n -> n.contains("stuck-worker-0")).singleElement().asString()
+        .contains("stuck: stuck-worker-0 waits: Unschedulable: " + NO_GPU,
+            "the wait goes on");
+  }
 }

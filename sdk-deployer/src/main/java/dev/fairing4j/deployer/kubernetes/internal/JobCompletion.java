@@ -35,7 +35,7 @@ public final class JobCompletion {
   private final JobReader reader;
   private final Timings timings;
   private final ProgressListener progress;
-  private JobPhase previous;
+  private volatile JobPhase previous;
   private Map<String, Object> last = Map.of();
   private JobStatus terminal;
 
@@ -189,6 +189,11 @@ public final class JobCompletion {
     } catch (NumberFormatException e) {
       return false;
     }
+  }
+
+  /** The phase as last seen; empty before the first read. */
+  public Optional<JobPhase> phase() {
+    return Optional.ofNullable(previous);
   }
 
   /** The status as last seen, with its pods, for a timeout message. */
