@@ -247,8 +247,10 @@ public final class MetricParser {
         line.charAt(before - 1)) || line.charAt(before) == ',' && insideCall(line, before))) {
       return Optional.empty();
     }
+    String lastWord = name.substring(name.lastIndexOf(' ') + 1);
     if (ENVIRONMENT_NAME.matcher(name).matches()
-        || BOOKKEEPING.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+        || BOOKKEEPING.contains(name.toLowerCase(java.util.Locale.ROOT))
+        || BOOKKEEPING.contains(lastWord.toLowerCase(java.util.Locale.ROOT))) {
       return Optional.empty();
     }
     return Optional.of(name);

@@ -91,7 +91,9 @@ class MetricParserTest {
         "----> 3 lr = 0.1",
         "  File \"/app/train.py\", line 12, in <module>",
         "CPU times: user 1.91 ms, sys: 0 ns, total: 1.91 ms",
-        "Wall time: 1.94 ms")) {
+        "Wall time: 1.94 ms",
+        "INFO:torch.distributed.distributed_c10d:Added key: store_based_barrier_key:1 to store"
+            + " for rank: 0")) {
       assertThat(parser.parse(noise).metrics()).as(noise).isEmpty();
     }
     // What stays: one word, or a word of letters and one more, bound to a number.
