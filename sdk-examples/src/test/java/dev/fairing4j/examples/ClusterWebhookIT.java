@@ -90,7 +90,9 @@ class ClusterWebhookIT {
                 .withPriorityClass("high"))
             .ttlSecondsAfterFinished(600).activeDeadlineSeconds(3600).backoffLimit(2)
             .suspend(true).kueueQueue("team-queue")),
+        // The Master asks for more GPUs than the Workers: one process count must be named.
         Arguments.of("pytorch-every-mutator", Deployers.pyTorchJob("v-mutators").workers(2)
+            .nprocPerNode("1")
             .mutate(Mutators.resources("500m", "1Gi"))
             .mutate(Mutators.gpus(1).amd())
             .mutate(Mutators.resources("1", "2Gi"), ReplicaType.MASTER)
