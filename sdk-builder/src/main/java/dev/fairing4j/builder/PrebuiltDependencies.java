@@ -95,8 +95,8 @@ public record PrebuiltDependencies(Optional<Path> wheelhouse, Optional<String> i
       if (!Files.isDirectory(directory)) {
         throw InvalidInputException.of("indexUrl", "'" + url + "' names " + directory
             + ", which is not a directory", "give the directory of a local simple index, e.g."
-                + " file:///opt/pypi/simple (a folder per project, each with an index.html linking its"
-                + " files)");
+                + " file:///opt/pypi/simple (a folder per project, each with an index.html"
+                + " linking its files)");
       }
     } else if (!trimmed.matches("https?://\\S+")) {
       throw InvalidInputException.of("indexUrl", "'" + url + "' is not an http(s) or file://"
