@@ -71,10 +71,24 @@ public final class LogMemory {
    * the second after the end still counts as the ended run's.
    */
   public static void runEnded(String uid, String replica, Instant finishedAt) {
+    cut(uid, replica, finishedAt.plusSeconds(1));
+  }
+
+  /**
+   * Marks that a run of {@code replica} ended with the line written at {@code lastLine}, as the
+   * ended container's own log (read with {@code previous=true}) shows it: exact, where the
+   * kubelet's whole-second end needs a grace that a container restarted within the second
+   * defeats (seen on the kit: the next run's first line was taken for the ended run's).
+   */
+  public static void runEndedWithLine(String uid, String replica, Instant lastLine) {
+    cut(uid, replica, lastLine.plusNanos(1));
+  }
+
+  /** Lines written before {@code cut} become the ended run's. */
+  private static void cut(String uid, String replica, Instant cut) {
     if (uid.isEmpty()) {
       return;
     }
-    Instant cut = finishedAt.plusSeconds(1);
     synchronized (BY_JOB) {
       Replica lines = replica(uid, replica);
       if (lines.current.isEmpty() || !lines.current.peekFirst().time().isBefore(cut)) {

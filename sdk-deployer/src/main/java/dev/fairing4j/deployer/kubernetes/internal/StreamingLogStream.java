@@ -242,16 +242,14 @@ public final class StreamingLogStream implements LogStream {
         if (tracked != null && !tracked.equals(id) && tracked.equals(ended)
             && previousRead.add(tracked)) {
           // The instance we followed restarted; its last lines may have missed our stream.
-          read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
-              Optional.empty(), seen.resumeFrom()));
-          runEnded(replica, status);
+          runEnded(replica, status, read(name, replica, container, seen,
+              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
         } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
             && selection.tail().isEmpty() && previousRead.add(ended)) {
           // It crashed and was restarted before we first looked (a script failing at once
           // restarts within our poll): its only record is the previous instance's log.
-          read(name, replica, container, seen, new KubeRest.LogQuery(false, true,
-              Optional.empty(), seen.resumeFrom()));
-          runEnded(replica, status);
+          runEnded(replica, status, read(name, replica, container, seen,
+              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
         }
         String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
         boolean podOver = phase.equals("Succeeded") || phase.equals("Failed");
@@ -274,7 +272,7 @@ public final class StreamingLogStream implements LogStream {
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
         int delivered = read(name, replica, container, seen,
-            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom()));
+            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom())).delivered();
         if (podOver || jobOver || initDone) {
           return;
         }
@@ -293,11 +291,27 @@ public final class StreamingLogStream implements LogStream {
     }
   }
 
-  // The run the pod's status says ended (lastState) is over in the memory a report reads.
-  private void runEnded(String replica, Map<String, Object> status) {
+  /**
+   * The run the pod's status says ended (lastState) is over in the memory a report reads: up to
+   * the last line its own log (read with {@code previous=true}, since the last line delivered)
+   * showed, else up to the kubelet's whole-second end.
+   */
+  private void runEnded(String replica, Map<String, Object> status, Read previous) {
+    if (previous.lastLine().isPresent()) {
+      LogMemory.runEndedWithLine(jobUid.get(), replica, previous.lastLine().get());
+      return;
+    }
     JsonTree.instant(status, "lastState", "terminated", "finishedAt")
         .ifPresent(end -> LogMemory.runEnded(jobUid.get(), replica, end));
   }
+
+  /**
+   * What one log request gave.
+   *
+   * @param delivered the lines handed on (new ones)
+   * @param lastLine the time of the last line read, delivered or not
+   */
+  private record Read(int delivered, Optional<Instant> lastLine) {}
 
   /**
    * Whether a container not yet started when the job ended will still run, so its lines are
@@ -323,20 +337,21 @@ public final class StreamingLogStream implements LogStream {
    * connection, a container not started (400) or a pod just deleted (404) end the read quietly:
    * the caller looks at the pod again and decides.
    */
-  private int read(String pod, String replica, ContainerRef container, LineDeduper seen,
+  private Read read(String pod, String replica, ContainerRef container, LineDeduper seen,
       KubeRest.LogQuery query) {
     int delivered = 0;
+    Instant lastLine = null;
     LogConnection connection;
     try {
       connection = rest.openLog(job.namespace(), pod, container.name(), query);
     } catch (IOException e) {
       LOG.debug("Could not open the log of {}: {}", pod, e.toString());
-      return 0;
+      return new Read(0, Optional.empty());
     }
     synchronized (open) {
       if (closed.get()) {
         connection.close();
-        return 0;
+        return new Read(0, Optional.empty());
       }
       open.add(connection);
     }
@@ -348,7 +363,7 @@ public final class StreamingLogStream implements LogStream {
           throw error;
         }
         LOG.debug("No log for {} yet: {}", pod, error.getMessage());
-        return 0;
+        return new Read(0, Optional.empty());
       }
       Optional<String> raw;
       boolean first = true;
@@ -360,9 +375,13 @@ public final class StreamingLogStream implements LogStream {
           note(replica, container, "(the kubelet no longer has this log: "
               + (query.previous() ? "the run before the restart" : "the container") + " was"
               + " removed)");
-          return delivered;
+          return new Read(delivered, Optional.empty());
         }
         first = false;
+        if (line.timestamp().isPresent() && (lastLine == null
+            || line.timestamp().get().isAfter(lastLine))) {
+          lastLine = line.timestamp().get();
+        }
         if (seen.admit(line)) {
           delivered++;
           deliver(new LogLine(replica, container.name(), line.text(), line.timestamp()));
@@ -375,7 +394,7 @@ public final class StreamingLogStream implements LogStream {
         open.remove(connection);
       }
     }
-    return delivered;
+    return new Read(delivered, Optional.ofNullable(lastLine));
   }
 
   private static Map<String, Object> containerStatus(Map<String, Object> pod,

@@ -22,6 +22,29 @@ class LogMemoryTest {
         .containsExactly("loading data", "cannot train: no data");
   }
 
+  /**
+   * A container restarted within the second its last run ended (seen on the kit, red CI): the
+   * kubelet's whole-second end plus a second's grace took the next run's first line for the
+   * ended run's. The ended container's own last line cuts exactly.
+   */
+  @Test
+  void aRestartWithinTheSecondIsCutAtTheEndedRunsOwnLastLine() {
+    LogMemory.record("uid-fast", "master-0", T0, "loading data");
+    LogMemory.record("uid-fast", "master-0", T0.plusMillis(100), "cannot train: no data");
+    LogMemory.record("uid-fast", "master-0", T0.plusMillis(600), "loading data");
+    LogMemory.runEndedWithLine("uid-fast", "master-0", T0.plusMillis(100));
+
+    assertThat(LogMemory.last("uid-fast", "master-0"))
+        .containsExactly("loading data", "cannot train: no data");
+
+    // What the second's grace made of the same lines: the next run's first line taken in.
+    LogMemory.record("uid-grace", "master-0", T0, "loading data");
+    LogMemory.record("uid-grace", "master-0", T0.plusMillis(100), "cannot train: no data");
+    LogMemory.record("uid-grace", "master-0", T0.plusMillis(600), "loading data");
+    LogMemory.runEnded("uid-grace", "master-0", Instant.parse("2026-11-24T21:53:50Z"));
+    assertThat(LogMemory.last("uid-grace", "master-0")).endsWith("loading data");
+  }
+
   @Test
   void aRestartSeenBeforeTheNextRunPrintedKeepsTheEndedRun() {
     LogMemory.record("uid-early", "master-0", T0, "loading data");
