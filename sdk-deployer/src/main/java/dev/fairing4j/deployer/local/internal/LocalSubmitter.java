@@ -67,8 +67,9 @@ public final class LocalSubmitter {
   private static TrainingJob prepareAndStart(LocalSettings settings, JobPlan plan,
       BuildContext context, Sandbox sandbox, StateStore store, Path jobDir,
       ProgressListener listener, Optional<DetachedSupervisor> detached) {
-    SubmitSteps.requireGpus(plan, SubmitSteps.gpus(plan), settings.ignoreGpuRequests(),
-        "Clusters.local()");
+    // Counted once: on a machine with nvidia-smi it is a process start.
+    int gpus = SubmitSteps.gpus(plan);
+    SubmitSteps.requireGpus(plan, gpus, settings.ignoreGpuRequests(), "Clusters.local()");
     SubmitSteps.noteSideContainers(plan, "local", listener);
     if (!sandbox.isolates()) {
       listener.onEvent(new ProgressEvent.Note("local cluster: no sandbox; replicas run in "
@@ -110,7 +111,6 @@ public final class LocalSubmitter {
     JobPorts ports = JobPorts.allocate(plan);
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
-    int gpus = SubmitSteps.gpus(plan);
     Optional<Path> hostsFile = sandbox.isolates()
         ? Optional.of(PodHosts.of(plan).write(jobDir.resolve("net"))) : Optional.empty();
     Map<String, PreparedReplica> prepared = new LinkedHashMap<>();

@@ -47,13 +47,11 @@ public final class Stager {
      */
     public List<Path> hostDirs(String pythonPath) {
       List<Path> dirs = new ArrayList<>();
-      String prefix = workingDir.endsWith("/") ? workingDir : workingDir + "/";
       for (String entry : pythonPath.split(":")) {
         if (!entry.startsWith("/")) {
           continue;
         }
-        Path host = entry.equals(workingDir) ? runDir : entry.startsWith(prefix)
-            ? runDir.resolve(entry.substring(prefix.length())) : filesDir.resolve(entry.substring(1));
+        Path host = hostPath(entry, workingDir, runDir, filesDir);
         if (Files.isDirectory(host)) {
           dirs.add(host);
         }
@@ -70,6 +68,21 @@ public final class Stager {
    */
   public record Placed(Path host, String containerPath) {}
 
+  /**
+   * Where container path {@code containerPath} is staged on the host: under {@code runDir} when
+   * it lies in the working directory (the working directory itself is {@code runDir}), else at
+   * its own path under {@code filesDir}.
+   */
+  private static Path hostPath(String containerPath, String workingDir, Path runDir,
+      Path filesDir) {
+    String prefix = workingDir.endsWith("/") ? workingDir : workingDir + "/";
+    if (containerPath.equals(workingDir) || containerPath.equals(prefix)) {
+      return runDir;
+    }
+    return containerPath.startsWith(prefix) ? runDir.resolve(containerPath.substring(
+        prefix.length())) : filesDir.resolve(containerPath.substring(1));
+  }
+
   /** Writes every file of {@code context} under {@code runDir} or {@code filesDir}. */
   public static Staged stage(BuildContext context, Path runDir, Path filesDir) {
     String workingDir = context.workingDir();
@@ -80,11 +93,8 @@ public final class Stager {
       Files.createDirectories(runDir);
       for (Map.Entry<String, ContextFile> entry : context.files().entrySet()) {
         String path = entry.getKey();
-        Path target;
-        if (path.startsWith(prefix)) {
-          target = runDir.resolve(path.substring(prefix.length()));
-        } else {
-          target = filesDir.resolve(path.substring(1));
+        Path target = hostPath(path, workingDir, runDir, filesDir);
+        if (!path.startsWith(prefix)) {
           outside.add(new Placed(target, path));
         }
         write(entry.getValue(), target);
