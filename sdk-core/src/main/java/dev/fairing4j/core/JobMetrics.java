@@ -141,7 +141,7 @@ public final class JobMetrics implements Displayable {
    * before its last batch (98% under a DistributedSampler, 64% for a short last epoch).
    */
   JobMetrics endedAs(JobStatus status) {
-    if (status.phase() != JobPhase.SUCCEEDED || !names().contains(MetricParser.PROGRESS)) {
+    if (status.phase() != JobPhase.SUCCEEDED) {
       return this;
     }
     Map<String, Map<String, List<MetricPoint>>> copy = new LinkedHashMap<>();

@@ -70,7 +70,15 @@ public final class MetricParser {
       "master_port", "group_rank", "group_world_size", "role_rank", "role_world_size",
       "local_rank", "local_world_size", "global_rank", "rank", "world_size", "agent_pid", "pid",
       "port", "exitcode", "error_file", "max_restarts", "nnodes", "nproc_per_node", "node_rank",
-      "monitor_interval", "attempt", "retries", "epoch", "train epoch", "test epoch");
+      "monitor_interval", "attempt", "retries");
+  /**
+   * "Train Epoch: 1 [...]" and "Epoch: 1" are progress lines, read as such; {@code epoch=3} stays
+   * a pair, as before.
+   */
+  private static final java.util.Set<String> EPOCH_NAMES = java.util.Set.of("epoch",
+      "train epoch", "test epoch");
+  /** The two forms of a metric on a line, {@code name=value} then {@code name: value}. */
+  private static final List<Pattern> FORMS = List.of(PAIR, COLON);
   private static final Pattern TRAIN_EPOCH = Pattern.compile(
       "\\b[Ee]poch:?\\s*(\\d+)\\s*\\[\\s*(\\d+)\\s*/\\s*(\\d+)(?:\\s*\\(\\s*("
       + NUMBER + ")\\s*%\\s*\\))?");
@@ -195,10 +203,12 @@ public final class MetricParser {
       Optional<Double> percent = fraction.map(f -> Math.round(f * 1000) / 10.0);
       percent.ifPresent(p -> metrics.put(PROGRESS, p));
       if (!anyKatib && !SOURCE_CONTEXT.matcher(line).find()) {
-        for (Pattern form : List.of(PAIR, COLON)) {
+        for (Pattern form : FORMS) {
           Matcher pair = form.matcher(line);
           while (pair.find()) {
             metricName(line, pair.start(1), pair.group(1))
+                .filter(name -> form != COLON
+                    || !EPOCH_NAMES.contains(name.toLowerCase(java.util.Locale.ROOT)))
                 .ifPresent(name -> put(metrics, name, pair.group(2)));
           }
         }

@@ -100,6 +100,9 @@ class MetricParserTest {
     assertThat(parser.parse("epoch 3 test loss=0.4123 accuracy=0.9 AUC=0.93 F1: 0.8").metrics())
         .containsEntry("test loss", 0.4123).containsEntry("accuracy", 0.9)
         .containsEntry("AUC", 0.93).containsEntry("F1", 0.8);
+    // epoch=3 is a pair as it always was; only the progress line's "Epoch: 1" is left to it.
+    assertThat(parser.parse("epoch=3 loss=0.5").metrics()).containsEntry("epoch", 3.0)
+        .containsEntry("loss", 0.5);
     // Katib's forms exactly.
     assertThat(parser.parse("{metricName: accuracy, metricValue: 0.7313};{metricName: loss,"
         + " metricValue: 0.6649}").metrics()).containsExactly(Map.entry("accuracy", 0.7313),

@@ -42,10 +42,10 @@ public final class ScriptFailures {
       if (NO_GPU.matcher(line).find()) {
         return Optional.of("the script calls CUDA but its replica sees no GPU (" + line.trim()
             + "): on Clusters.local() that means this machine has none (replicas get its"
-            + " GPUs); on a cluster a pod gets GPUs only by asking (Mutators.gpus(n)). Let the script fall"
-            + " back to the CPU (device = 'cuda' if torch.cuda.is_available() else 'cpu', backend"
-            + " 'gloo'; CUDA_VISIBLE_DEVICES='' then keeps it on the CPU even where a GPU"
-            + " exists), or run it on a cluster with GPUs");
+            + " GPUs); on a cluster a pod gets GPUs only by asking (Mutators.gpus(n)). Let the"
+            + " script fall back to the CPU (device = 'cuda' if torch.cuda.is_available() else"
+            + " 'cpu', backend 'gloo'; CUDA_VISIBLE_DEVICES='' then keeps it on the CPU even where"
+            + " a GPU exists), or run it on a cluster with GPUs");
       }
     }
     return Optional.empty();
