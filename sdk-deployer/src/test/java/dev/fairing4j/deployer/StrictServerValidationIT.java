@@ -2,16 +2,16 @@ package dev.fairing4j.deployer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.Response;
 import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.deployer.KindOptionMatrixTest.Option;
 import dev.fairing4j.deployer.KindOptionMatrixTest.Shape;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SchedulingPolicy;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
-import dev.fairing4j.deployer.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -20,6 +20,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.fairing4j.examples.archfixture.Leaky;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -94,6 +95,56 @@ class ArchitectureTest {
         .should().onlyDependOnClassesThat(resideOutsideOfPackage("dev.fairing4j..")
             .or(resideInAnyPackage("dev.fairing4j.core..")))
         .check(SDK);
+  }
+
+  @Test
+  void theLocalClusterRoomsDependOnlyOnTheRoomsBelowThem() {
+    // runtime at the bottom; state above it; operator decides with both; the supervisor process
+    // runs the operator; the package itself (submit paths, handles) sits on top and may use all.
+    String local = "dev.fairing4j.deployer.local.internal";
+    Map<String, List<String>> below = Map.of(
+        "runtime", List.of(),
+        "python", List.of("runtime"),
+        "state", List.of("runtime"),
+        "logs", List.of("runtime", "state"),
+        "operator", List.of("runtime", "state"),
+        "supervisor", List.of("operator", "runtime", "state"));
+    checkRooms(local, below, Set.of(local + ".LocalException", local + ".LocalSettings"));
+  }
+
+  @Test
+  void theKubernetesBackendRoomsDependOnlyOnTheRoomsBelowThem() {
+    // jobs and diagnosis read each other (a job's status names its stuck pods; a failure report
+    // reads the job), so they are one level; nothing below logs reads logs.
+    String kubernetes = "dev.fairing4j.deployer.kubernetes.internal";
+    Map<String, List<String>> below = Map.of(
+        "transport", List.of(),
+        "jobs", List.of("transport", "diagnosis"),
+        "diagnosis", List.of("transport", "jobs"),
+        "logs", List.of("transport", "jobs", "diagnosis"));
+    checkRooms(kubernetes, below, Set.of());
+  }
+
+  private static void checkRooms(String base, Map<String, List<String>> below, Set<String> shared) {
+    assertThat(SDK.stream().map(JavaClass::getPackageName)
+        .filter(p -> p.startsWith(base + ".")).map(p -> p.substring(base.length() + 1))
+        .map(p -> p.split("\\.")[0]).distinct())
+        .as("every room of " + base + " has a rule")
+        .containsExactlyInAnyOrderElementsOf(below.keySet());
+    below.forEach((room, allowed) -> {
+      List<String> packages = new ArrayList<>();
+      packages.add(base + "." + room + "..");
+      allowed.forEach(a -> packages.add(base + "." + a + ".."));
+      classes().that().resideInAPackage(base + "." + room + "..")
+          .should().onlyDependOnClassesThat(resideOutsideOfPackage(base + "..")
+              .or(resideInAnyPackage(packages.toArray(String[]::new)))
+              .or(JavaClass.Predicates.belongToAnyOf(shared(shared))))
+          .check(SDK);
+    });
+  }
+
+  private static Class<?>[] shared(Set<String> names) {
+    return names.stream().map(n -> SDK.get(n).reflect()).toArray(Class<?>[]::new);
   }
 
   @Test

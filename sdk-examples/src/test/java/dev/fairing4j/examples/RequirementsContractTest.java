@@ -3,7 +3,7 @@ package dev.fairing4j.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.builder.preprocess.internal.RequirementsBootstrap;
-import dev.fairing4j.deployer.local.internal.RequirementsInstaller;
+import dev.fairing4j.deployer.local.internal.python.RequirementsInstaller;
 import org.junit.jupiter.api.Test;
 
 /**

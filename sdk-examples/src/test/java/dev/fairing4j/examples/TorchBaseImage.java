@@ -364,7 +364,7 @@ final class TorchBaseImage {
   }
 
   private static String torchrun() {
-    return "#!/usr/bin/python3\n" + dev.fairing4j.deployer.local.internal.Torchrun.PROGRAM;
+    return "#!/usr/bin/python3\n" + dev.fairing4j.deployer.local.internal.python.Torchrun.PROGRAM;
   }
 
   private static Entry generated(String path, String content) {

@@ -8,9 +8,9 @@ import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
-import dev.fairing4j.deployer.local.internal.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
+import dev.fairing4j.deployer.local.internal.operator.LocalRuntimes;
 import java.util.Objects;
 
 /**

@@ -2,8 +2,8 @@ package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
-import dev.fairing4j.deployer.local.internal.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
+import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;

@@ -11,7 +11,7 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
-import dev.fairing4j.deployer.kubernetes.internal.Timings;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -3,11 +3,11 @@ package dev.fairing4j.deployer.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.deployer.Fixtures;
-import dev.fairing4j.deployer.kubernetes.internal.ApiErrors;
-import dev.fairing4j.deployer.kubernetes.internal.KubeRest;
-import dev.fairing4j.deployer.kubernetes.internal.Operation;
-import dev.fairing4j.deployer.kubernetes.internal.Redactor;
-import dev.fairing4j.deployer.kubernetes.internal.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.ApiErrors;
+import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Operation;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Redactor;
+import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,12 +3,12 @@ package dev.fairing4j.deployer.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.AuditLog;
-import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.Response;
 import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Clusters;
-import dev.fairing4j.deployer.kubernetes.internal.Timings;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import java.io.IOException;

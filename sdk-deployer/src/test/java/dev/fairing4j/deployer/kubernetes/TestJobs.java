@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.kubernetes.internal.Timings;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

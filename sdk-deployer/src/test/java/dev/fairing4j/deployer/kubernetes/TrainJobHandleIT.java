@@ -64,7 +64,7 @@ class TrainJobHandleIT {
     // Fast polls; deletions wait longer: the garbage collector finds CRDs applied after it
     // started (TrainJob, JobSet) only at its next discovery, up to 30 s later.
     cluster = Clusters.kubernetes().kubeconfig(K8S.kubeconfig()).withTimings(
-        new dev.fairing4j.deployer.kubernetes.internal.Timings(Duration.ofMillis(50),
+        new dev.fairing4j.deployer.kubernetes.internal.transport.Timings(Duration.ofMillis(50),
             Duration.ofMillis(100), Duration.ofSeconds(90)));
   }
 
@@ -307,7 +307,7 @@ class TrainJobHandleIT {
   private static final class PodDiagnosisShortNames {
     static List<String> of(JobStatus status) {
       return status.pods().stream().map(
-          dev.fairing4j.deployer.kubernetes.internal.PodDiagnosis::shortName).toList();
+          dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis::shortName).toList();
     }
   }
 }

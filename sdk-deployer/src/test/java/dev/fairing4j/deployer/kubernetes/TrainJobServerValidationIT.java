@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.Response;
 import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Fixtures;
@@ -160,9 +160,9 @@ class TrainJobServerValidationIT {
   }
 
   /** The collection of a document's kind. */
-  private record ResourceRefs(dev.fairing4j.deployer.kubernetes.internal.ResourceRef ref) {
+  private record ResourceRefs(dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef ref) {
     static ResourceRefs of(Map<String, Object> doc) {
-      return new ResourceRefs(dev.fairing4j.deployer.kubernetes.internal.ResourceRef.of(
+      return new ResourceRefs(dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef.of(
           String.valueOf(doc.get("apiVersion")), String.valueOf(doc.get("kind"))));
     }
 

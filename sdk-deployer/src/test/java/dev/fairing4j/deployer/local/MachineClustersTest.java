@@ -8,7 +8,7 @@ import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
-import dev.fairing4j.deployer.local.internal.StateStore;
+import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

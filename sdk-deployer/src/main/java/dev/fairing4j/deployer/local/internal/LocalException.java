@@ -8,7 +8,7 @@ import dev.fairing4j.core.FairingException;
  * {@link FairingException} it is and read {@link FairingException#exitCode()}, so no user code
  * names a class of an internal package.
  */
-final class LocalException extends FairingException {
+public final class LocalException extends FairingException {
   private static final long serialVersionUID = 1L;
 
   private LocalException(String what, String subject, String message, String hint,
@@ -17,7 +17,7 @@ final class LocalException extends FairingException {
   }
 
   /** A process run for {@code what} on {@code subject} exited with {@code exitCode}. */
-  static LocalException exited(String what, String subject, int exitCode, String message,
+  public static LocalException exited(String what, String subject, int exitCode, String message,
       String hint) {
     return new LocalException(what, subject, message, hint, exitCode, null);
   }

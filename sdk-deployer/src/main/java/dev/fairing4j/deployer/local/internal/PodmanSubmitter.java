@@ -1,16 +1,40 @@
 package dev.fairing4j.deployer.local.internal;
 
-import dev.fairing4j.core.ImageRef;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.operator.ContainerEnv;
+import dev.fairing4j.deployer.local.internal.operator.EnvExpansion;
+import dev.fairing4j.deployer.local.internal.operator.HostRewriter;
+import dev.fairing4j.deployer.local.internal.operator.JobPlan;
+import dev.fairing4j.deployer.local.internal.operator.JobPorts;
+import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
+import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
+import dev.fairing4j.deployer.local.internal.operator.ManifestReader;
+import dev.fairing4j.deployer.local.internal.operator.OperatorEnv;
+import dev.fairing4j.deployer.local.internal.operator.PodFacts;
+import dev.fairing4j.deployer.local.internal.operator.PreparedReplica;
+import dev.fairing4j.deployer.local.internal.operator.ReplicaId;
+import dev.fairing4j.deployer.local.internal.operator.VolumeBinder;
+import dev.fairing4j.deployer.local.internal.runtime.ContainerCleanup;
+import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;
+import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
+import dev.fairing4j.deployer.local.internal.runtime.HostTools;
+import dev.fairing4j.deployer.local.internal.runtime.LaunchSpec;
+import dev.fairing4j.deployer.local.internal.runtime.PodmanLauncher;
+import dev.fairing4j.deployer.local.internal.runtime.PodmanReaper;
+import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
+import dev.fairing4j.deployer.local.internal.runtime.PodmanTool;
+import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
+import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,7 +158,7 @@ public final class PodmanSubmitter {
   }
 
   /** {@code podman run ...} for one replica, without the podman binary. */
-  static List<String> runArgs(String name, ReplicaId id, PodmanLauncher launcher,
+  public static List<String> runArgs(String name, ReplicaId id, PodmanLauncher launcher,
       JobPlan.Container container, Map<String, String> env, List<String> command,
       List<String> args, List<LaunchSpec.Bind> binds, List<String> devices) {
     List<String> run = new ArrayList<>(List.of("run", "--rm", "--pull", "never",

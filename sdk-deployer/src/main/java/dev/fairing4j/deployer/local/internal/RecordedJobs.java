@@ -2,6 +2,8 @@ package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.local.internal.state.JobRecord;
+import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

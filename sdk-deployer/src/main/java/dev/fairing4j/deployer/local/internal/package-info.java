@@ -1,6 +1,8 @@
 /**
- * How the local cluster works: manifest interpretation, staging, interpreter choice, operator
- * environment, sandbox command lines, process supervision, status, logs and the state store. Not
- * an API: nothing here appears in a public signature.
+ * How the local cluster works, in rooms: {@code operator} (what should run next), {@code runtime}
+ * (how a replica runs), {@code state} (job records and locks), {@code supervisor} (the process that
+ * follows a job), {@code python} (interpreter and dependencies) and {@code logs}. This package
+ * itself holds the submit paths that use them all and the job handles. Not an API: nothing here
+ * appears in a public signature.
  */
 package dev.fairing4j.deployer.local.internal;

@@ -1,0 +1,453 @@
+package dev.fairing4j.deployer.kubernetes.internal.logs;
+
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.LogLine;
+import dev.fairing4j.core.LogStream;
+import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
+import dev.fairing4j.deployer.kubernetes.internal.diagnosis.LogMemory;
+import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
+import dev.fairing4j.deployer.kubernetes.internal.transport.LogConnection;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Operation;
+import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows a job's logs as streams: a daemon thread finds the job's pods (new ones too, every
+ * {@link Timings#poll()}) and starts one daemon thread per container to follow, which holds a
+ * {@code follow=true&timestamps=true} request open and hands each line on as it arrives.
+ *
+ * <p>A stream that breaks is reopened with {@code sinceTime} = the last delivered line's time
+ * and the overlap dropped by {@link LineDeduper}, so nothing is lost or repeated. When a
+ * container restarts (its containerID changes), the log of the instance that ended is read once
+ * with {@code previous=true} for whatever the broken stream missed, then the new instance is
+ * followed; an instance that had already ended when the container was first seen (a fast
+ * crash, restarted before the first look) is read the same way first. Init containers are
+ * followed while a pod is still initialising once they are stuck (failed, or running for
+ * {@link #STUCK_INIT}), so a stuck init step shows its output and a healthy one adds no noise.
+ * A pod deleted while followed ends its stream with a note line. The whole stream ends when
+ * the job has ended and every follower has read its container to the end.
+ */
+public final class StreamingLogStream implements LogStream {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamingLogStream.class);
+  /** How long an init container may run before its log is shown as the reason for a wait. */
+  static final Duration STUCK_INIT = Duration.ofSeconds(10);
+  /** How long after the job's end a scheduled container's first run is still waited for. */
+  static final Duration LATE_START = Duration.ofSeconds(10);
+
+  private final KubeRest rest;
+  private final JobRef job;
+  private final LogSelection selection;
+  private final Timings timings;
+  private final Consumer<LogLine> consumer;
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean jobEnded = new AtomicBoolean();
+  private final AtomicBoolean jobSucceeded = new AtomicBoolean();
+  private final AtomicBoolean consumerFailed = new AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicReference<String> jobUid =
+      new java.util.concurrent.atomic.AtomicReference<>("");
+  private final Object deliveryLock = new Object();
+  private final List<Thread> threads = new ArrayList<>();
+  private final Set<LogConnection> open = new HashSet<>();
+
+  private StreamingLogStream(KubeRest rest, JobRef job, LogSelection selection, Timings timings,
+      Consumer<LogLine> consumer) {
+    this.rest = rest;
+    this.job = job;
+    this.selection = selection;
+    this.timings = timings;
+    this.consumer = consumer;
+  }
+
+  /** Starts following; returns at once. */
+  public static StreamingLogStream start(KubeRest rest, JobRef job, LogSelection selection,
+      Timings timings, Consumer<LogLine> consumer) {
+    StreamingLogStream stream = new StreamingLogStream(rest, job, selection, timings, consumer);
+    stream.spawn("fairing4j-logs-" + job.name(), stream::discover);
+    return stream;
+  }
+
+  @Override
+  public boolean awaitEnd(Duration timeout) {
+    try {
+      return ended.await(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return isDone();
+    }
+  }
+
+  @Override
+  public boolean isDone() {
+    return ended.getCount() == 0;
+  }
+
+  @Override
+  public void close() {
+    if (!closed.get() && !isDone() && ended()) {
+      // Followers of ended pods stop at the end of their logs; the discovery thread joins them.
+      awaitEnd(DRAIN_ON_CLOSE);
+    }
+    if (closed.compareAndSet(false, true)) {
+      synchronized (open) {
+        open.forEach(LogConnection::close);
+      }
+      synchronized (threads) {
+        threads.forEach(Thread::interrupt);
+      }
+      ended.countDown();
+    }
+  }
+
+  // Whether the job has ended, by what discovery saw or, just after a wait returned, by asking.
+  private boolean ended() {
+    if (jobEnded.get()) {
+      return true;
+    }
+    try {
+      JobReader reader = new JobReader(rest, job);
+      Optional<Map<String, Object>> object = reader.object();
+      return object.isEmpty() || reader.status(object.get(), List.of()).isTerminal();
+    } catch (RuntimeException e) {
+      return false;  // cannot tell: cut as before
+    }
+  }
+
+  private void discover() {
+    JobReader reader = new JobReader(rest, job);
+    Set<String> followed = new HashSet<>();
+    List<Thread> followers = new ArrayList<>();
+    try {
+      while (!closed.get()) {
+        boolean over;
+        try {
+          // The job's state is read before its pods, so pods seen after the end are complete.
+          Optional<Map<String, Object>> object = reader.object();
+          object.flatMap(o -> JsonTree.string(o, "metadata", "uid")).ifPresent(jobUid::set);
+          JobStatus status = object.map(o -> reader.status(o, List.of())).orElse(null);
+          over = status == null || status.isTerminal();
+          jobSucceeded.set(status != null && status.phase() == JobPhase.SUCCEEDED);
+          for (JobReader.JobPod pod : reader.jobPods(object.orElse(Map.of()))) {
+            if (!selection.matches(pod.info())) {
+              continue;
+            }
+            for (ContainerRef container : containersToFollow(pod)) {
+              if (followed.add(pod.info().name() + "/" + container.name())) {
+                followers.add(spawn("fairing4j-logs-" + pod.info().name() + "-"
+                    + container.name(), () -> follow(pod, container)));
+              }
+            }
+          }
+        } catch (KubernetesApiException e) {
+          if (fatal(e)) {
+            LOG.warn("Stopped following the logs of {}: {}", job, e.getMessage());
+            over = true;
+          } else {
+            LOG.debug("Listing the pods of {} failed, retrying: {}", job, e.getMessage());
+            over = false;
+          }
+        }
+        if (over) {
+          jobEnded.set(true);
+          for (Thread follower : followers) {
+            follower.join();
+          }
+          return;
+        }
+        Thread.sleep(timings.poll().toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closed
+    } catch (RuntimeException e) {
+      if (!closed.get()) {
+        LOG.warn("Stopped following the logs of {}: {}", job, e.getMessage());
+      }
+    } finally {
+      ended.countDown();
+    }
+  }
+
+  /** A container of a pod and whether it is an init container. */
+  private record ContainerRef(String name, boolean init) {}
+
+  /**
+   * The training container, and while the pod is Pending the init containers that are stuck (a
+   * stuck init step is often the reason a job does not start).
+   */
+  private List<ContainerRef> containersToFollow(JobReader.JobPod pod) {
+    List<ContainerRef> containers = new ArrayList<>();
+    if ("Pending".equals(pod.info().phase())) {
+      for (Map<String, Object> status : JsonTree.maps(pod.object(), "status",
+          "initContainerStatuses")) {
+        if (JsonTree.text(status, "containerID").isPresent() && stuck(status)) {
+          containers.add(new ContainerRef(JsonTree.string(status, "name").orElse(""), true));
+        }
+      }
+    }
+    containers.add(new ContainerRef(PodDiagnosis.trainingContainer(pod.object(), job.kind()),
+        false));
+    return containers;
+  }
+
+  /**
+   * Whether an init container holds its pod up: it failed (and is retried), or has been running
+   * for {@link #STUCK_INIT}. A healthy one is not followed: on a real cluster the operator gives
+   * every PyTorch Worker one that waits for the Master's name to resolve, and its nslookup output
+   * is no line of the training. When a stuck one is followed its log is read from the start.
+   */
+  private static boolean stuck(Map<String, Object> status) {
+    if (JsonTree.integer(status, "restartCount").orElse(0) > 0
+        || JsonTree.integer(status, "state", "terminated", "exitCode").orElse(0) != 0
+        || !JsonTree.map(status, "lastState", "terminated").isEmpty()) {
+      return true;
+    }
+    return JsonTree.instant(status, "state", "running", "startedAt")
+        .map(started -> started.plus(STUCK_INIT).isBefore(Instant.now()))
+        .orElse(false);
+  }
+
+  private void follow(JobReader.JobPod pod, ContainerRef container) {
+    String name = pod.info().name();
+    String replica = PodDiagnosis.shortName(pod.info());
+    LineDeduper seen = new LineDeduper(selection.since());
+    Set<String> previousRead = new HashSet<>();
+    String tracked = null;
+    Instant lateSince = null;
+    try {
+      while (!closed.get()) {
+        // Whether this is the last read is decided before reading, so that read sees the end.
+        boolean jobOver = jobEnded.get();
+        Optional<Map<String, Object>> current = rest.find(ResourceRef.PODS,
+            Optional.of(job.namespace()), name);
+        if (current.isEmpty()) {
+          note(replica, container, "(pod " + name + " was deleted; its log ends here)");
+          return;
+        }
+        Map<String, Object> status = containerStatus(current.get(), container);
+        String id = JsonTree.string(status, "containerID").orElse("");
+        String ended = JsonTree.string(status, "lastState", "terminated", "containerID")
+            .orElse("");
+        if (tracked != null && !tracked.equals(id) && tracked.equals(ended)
+            && previousRead.add(tracked)) {
+          // The instance we followed restarted; its last lines may have missed our stream.
+          runEnded(replica, status, read(name, replica, container, seen,
+              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
+        } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
+            && selection.tail().isEmpty() && previousRead.add(ended)) {
+          // It crashed and was restarted before we first looked (a script failing at once
+          // restarts within our poll): its only record is the previous instance's log.
+          runEnded(replica, status, read(name, replica, container, seen,
+              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
+        }
+        String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
+        boolean podOver = phase.equals("Succeeded") || phase.equals("Failed");
+        boolean initDone = container.init() && (!phase.equals("Pending")
+            || JsonTree.integer(status, "state", "terminated", "exitCode").orElse(-1) == 0);
+        boolean started = !id.isEmpty() || JsonTree.map(status, "state").containsKey("running")
+            || JsonTree.map(status, "state").containsKey("terminated")
+            || (status.isEmpty() && !phase.equals("Pending"));
+        if (!started) {
+          if (jobOver && lateSince == null) {
+            lateSince = Instant.now();
+          }
+          if (podOver || (jobOver && !(jobSucceeded.get()
+              && mayStillStart(current.get(), status, lateSince)))) {
+            return; // never started
+          }
+          Thread.sleep(timings.poll().toMillis());
+          continue;
+        }
+        tracked = id;
+        Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
+        int delivered = read(name, replica, container, seen,
+            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom())).delivered();
+        if (podOver || jobOver || initDone) {
+          return;
+        }
+        if (delivered == 0) {
+          // A stream that ends at once (a container not started, a flapping proxy) must not
+          // turn into a busy loop.
+          Thread.sleep(timings.poll().toMillis());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // closed
+    } catch (RuntimeException e) {
+      if (!closed.get()) { // after close(), interrupted requests are expected
+        LOG.warn("Stopped following the log of {}: {}", name, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * The run the pod's status says ended (lastState) is over in the memory a report reads: up to
+   * the last line its own log (read with {@code previous=true}, since the last line delivered)
+   * showed, else up to the kubelet's whole-second end.
+   */
+  private void runEnded(String replica, Map<String, Object> status, Read previous) {
+    if (previous.lastLine().isPresent()) {
+      LogMemory.runEndedWithLine(jobUid.get(), replica, previous.lastLine().get());
+      return;
+    }
+    JsonTree.instant(status, "lastState", "terminated", "finishedAt")
+        .ifPresent(end -> LogMemory.runEnded(jobUid.get(), replica, end));
+  }
+
+  /**
+   * What one log request gave.
+   *
+   * @param delivered the lines handed on (new ones)
+   * @param lastLine the time of the last line read, delivered or not
+   */
+  private record Read(int delivered, Optional<Instant> lastLine) {}
+
+  /**
+   * Whether a container not yet started when the job ended will still run, so its lines are
+   * waited for. A Master's success ends a PyTorchJob while a Worker's init step may still wait
+   * for the Master's name: that Worker then runs its whole script after the end (seen on the
+   * kit in 2 of 15 runs). Only a first run on a scheduled pod of a job that succeeded counts
+   * (after a failure, a Worker's init step waits for a Master that is gone), for at most
+   * {@link #LATE_START}: a crash-looping container's next run starts after the failure the
+   * job reports and is no part of it, and a pod that cannot pull its image never runs.
+   */
+  private static boolean mayStillStart(Map<String, Object> pod, Map<String, Object> status,
+      Instant lateSince) {
+    String waiting = JsonTree.string(status, "state", "waiting", "reason").orElse("");
+    return JsonTree.text(pod, "spec", "nodeName").isPresent()
+        && JsonTree.integer(status, "restartCount").orElse(0) == 0
+        && JsonTree.map(status, "lastState", "terminated").isEmpty()
+        && !PodDiagnosis.BAD_WAITING.contains(waiting)
+        && Instant.now().isBefore(lateSince.plus(LATE_START));
+  }
+
+  /**
+   * Reads one log request to its end, delivering new lines; returns how many. A broken
+   * connection, a container not started (400) or a pod just deleted (404) end the read quietly:
+   * the caller looks at the pod again and decides.
+   */
+  private Read read(String pod, String replica, ContainerRef container, LineDeduper seen,
+      KubeRest.LogQuery query) {
+    int delivered = 0;
+    Instant lastLine = null;
+    LogConnection connection;
+    try {
+      connection = rest.openLog(job.namespace(), pod, container.name(), query);
+    } catch (IOException e) {
+      LOG.debug("Could not open the log of {}: {}", pod, e.toString());
+      return new Read(0, Optional.empty());
+    }
+    synchronized (open) {
+      if (closed.get()) {
+        connection.close();
+        return new Read(0, Optional.empty());
+      }
+      open.add(connection);
+    }
+    try (connection) {
+      if (!connection.ok()) {
+        KubernetesApiException error = rest.error(Operation.on("get", ResourceRef.PODS,
+            Optional.of(job.namespace()), pod).sub("log"), connection.error());
+        if (fatal(error)) {
+          throw error;
+        }
+        LOG.debug("No log for {} yet: {}", pod, error.getMessage());
+        return new Read(0, Optional.empty());
+      }
+      Optional<String> raw;
+      boolean first = true;
+      while ((raw = connection.nextLine()).isPresent()) {
+        TimestampedLine line = TimestampedLine.parseLine(raw.get());
+        // Every line of a log read with timestamps carries one; the kubelet's own answer for a
+        // container it removed does not, and is no line of the replica's.
+        if (first && line.timestamp().isEmpty() && KubeRest.isLogGone(line.text())) {
+          note(replica, container, "(the kubelet no longer has this log: "
+              + (query.previous() ? "the run before the restart" : "the container") + " was"
+              + " removed)");
+          return new Read(delivered, Optional.empty());
+        }
+        first = false;
+        if (line.timestamp().isPresent() && (lastLine == null
+            || line.timestamp().get().isAfter(lastLine))) {
+          lastLine = line.timestamp().get();
+        }
+        if (seen.admit(line)) {
+          delivered++;
+          deliver(new LogLine(replica, container.name(), line.text(), line.timestamp()));
+        }
+      }
+    } catch (IOException e) {
+      LOG.debug("The log stream of {} broke: {}", pod, e.toString());
+    } finally {
+      synchronized (open) {
+        open.remove(connection);
+      }
+    }
+    return new Read(delivered, Optional.ofNullable(lastLine));
+  }
+
+  private static Map<String, Object> containerStatus(Map<String, Object> pod,
+      ContainerRef container) {
+    String field = container.init() ? "initContainerStatuses" : "containerStatuses";
+    return JsonTree.maps(pod, "status", field).stream()
+        .filter(s -> container.name().equals(JsonTree.string(s, "name").orElse("")))
+        .findFirst().orElse(Map.of());
+  }
+
+  private void note(String replica, ContainerRef container, String text) {
+    deliver(new LogLine(replica, container.name(), text, Optional.empty()));
+  }
+
+  private void deliver(LogLine line) {
+    if (line.timestamp().isPresent()) {
+      // Notes (no timestamp) are ours, not the replica's.
+      LogMemory.record(jobUid.get(), line.replica(), line.timestamp().get(), line.text());
+    }
+    synchronized (deliveryLock) {
+      if (closed.get()) {
+        return;
+      }
+      try {
+        consumer.accept(line);
+      } catch (RuntimeException e) {
+        if (consumerFailed.compareAndSet(false, true)) {
+          LOG.warn("The log consumer threw; its further errors are ignored", e);
+        }
+      }
+    }
+  }
+
+  private static boolean fatal(KubernetesApiException e) {
+    return e.problem() == Problem.FORBIDDEN || e.problem() == Problem.UNAUTHORIZED;
+  }
+
+  private Thread spawn(String name, Runnable body) {
+    Thread thread = new Thread(body, name);
+    thread.setDaemon(true); // never keeps a JVM, a JShell or a notebook kernel alive
+    synchronized (threads) {
+      threads.add(thread);
+    }
+    thread.start();
+    return thread;
+  }
+}

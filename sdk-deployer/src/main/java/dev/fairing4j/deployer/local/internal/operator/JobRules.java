@@ -1,0 +1,87 @@
+package dev.fairing4j.deployer.local.internal.operator;
+
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.deployer.trainer.internal.TrainJobs;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * When a job has succeeded or failed, by the operator's rules (CONTRACT.md, "Status"): a
+ * PyTorchJob with a Master follows the Master; a TFJob follows its Chief, else worker-0 (or all
+ * workers with successPolicy AllWorkers); a plain Job needs all its completions, and so does a
+ * TrainJob's node Job, whose JobSet then completes. Any replica that
+ * failed for good fails the job.
+ */
+final class JobRules {
+  private JobRules() {}
+
+  /**
+   * A terminal outcome.
+   *
+   * @param phase Succeeded or Failed
+   * @param message the operator-style message
+   */
+  record Outcome(JobPhase phase, String message) {}
+
+  static Optional<Outcome> evaluate(JobPlan plan, Collection<ReplicaState> replicas) {
+    String job = plan.kind().kind() + " " + plan.name();
+    Map<String, Long> failedByType = replicas.stream()
+        .filter(r -> r.phase.equals("Failed") && !r.stopRequested)
+        .collect(Collectors.groupingBy(r -> r.id.type(), java.util.LinkedHashMap::new,
+            Collectors.counting()));
+    if (!failedByType.isEmpty()) {
+      if (plan.kind() == LocalKind.TRAINJOB) {
+        return Optional.of(new Outcome(JobPhase.FAILED, trainJobFailed(plan)));
+      }
+      if (plan.kind() == LocalKind.BATCH) {
+        return Optional.of(new Outcome(JobPhase.FAILED,
+            job + " has failed because it has reached the specified backoff limit"));
+      }
+      Map.Entry<String, Long> first = failedByType.entrySet().iterator().next();
+      return Optional.of(new Outcome(JobPhase.FAILED, job + " is failed because "
+          + first.getValue() + " " + first.getKey() + " replica(s) failed."));
+    }
+    boolean succeeded = switch (plan.kind()) {
+      case PYTORCH -> plan.group("Master").isPresent()
+          ? allSucceeded(replicas, "Master")
+          : allSucceeded(replicas, "Worker");
+      case TF -> tfSucceeded(plan, replicas);
+      // The JobSet completes when its one Job has all numNodes completions.
+      case TRAINJOB -> allSucceeded(replicas, TrainJobs.NODE);
+      case BATCH -> replicas.stream().filter(r -> r.phase.equals("Succeeded")).count()
+          >= plan.batch().map(JobPlan.Batch::completions).orElse(1);
+    };
+    String done = plan.kind() == LocalKind.TRAINJOB ? "jobset completed successfully"
+        : job + " is successfully completed.";
+    return succeeded
+        ? Optional.of(new Outcome(JobPhase.SUCCEEDED, done))
+        : Optional.empty();
+  }
+
+  /** JobSet's FailedJobs message, which the Trainer copies into the TrainJob's condition. */
+  static String trainJobFailed(JobPlan plan) {
+    return "jobset failed due to one or more job failures (first failed job: "
+        + TrainJobs.jobName(plan.name(), TrainJobs.NODE) + ")";
+  }
+
+  private static boolean tfSucceeded(JobPlan plan, Collection<ReplicaState> replicas) {
+    for (String chief : List.of("Chief", "Master")) {
+      if (plan.group(chief).filter(g -> g.replicas() > 0).isPresent()) {
+        return allSucceeded(replicas, chief);
+      }
+    }
+    if (plan.successPolicy().equals("AllWorkers")) {
+      return allSucceeded(replicas, "Worker");
+    }
+    return replicas.stream().anyMatch(r -> r.id.type().equals("Worker") && r.id.index() == 0
+        && r.phase.equals("Succeeded"));
+  }
+
+  private static boolean allSucceeded(Collection<ReplicaState> replicas, String type) {
+    List<ReplicaState> ofType = replicas.stream().filter(r -> r.id.type().equals(type)).toList();
+    return !ofType.isEmpty() && ofType.stream().allMatch(r -> r.phase.equals("Succeeded"));
+  }
+}

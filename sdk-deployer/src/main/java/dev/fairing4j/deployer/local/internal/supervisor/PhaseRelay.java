@@ -1,0 +1,95 @@
+package dev.fairing4j.deployer.local.internal.supervisor;
+
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.deployer.local.internal.runtime.ProcessGroups;
+import dev.fairing4j.deployer.local.internal.state.JobRecord;
+import dev.fairing4j.deployer.local.internal.state.StateStore;
+import dev.fairing4j.deployer.local.internal.state.StatusMapper;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Tells the submitting JVM's progress listener about the phase changes of a job supervised by a
+ * process of its own, as an in-JVM supervisor does: a daemon thread reads the job's record a few
+ * times a second until the job settles, is deleted or loses its supervisor, or this JVM exits.
+ * A wait that sees the job end first calls {@link #catchUp}, so the last change reaches the
+ * listener before the wait returns (a notebook only shows what arrives while its cell runs).
+ */
+public final class PhaseRelay {
+  private static final long POLL_MILLIS = 200;
+  private static final Map<Path, PhaseRelay> RELAYS = new ConcurrentHashMap<>();
+
+  private final StateStore store;
+  private final Path jobDir;
+  private final String name;
+  private final ProgressListener listener;
+  // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
+  private JobPhase last;
+
+  private PhaseRelay(StateStore store, Path jobDir, String name, ProgressListener listener) {
+    this.store = store;
+    this.jobDir = jobDir;
+    this.name = name;
+    this.listener = listener;
+  }
+
+  public static void start(StateStore store, Path jobDir, String name, ProgressListener listener) {
+    PhaseRelay relay = new PhaseRelay(store, jobDir, name, listener);
+    RELAYS.put(jobDir, relay);
+    Thread thread = new Thread(relay::relay, "fairing4j-phases-" + name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Reports a change the relay has not reported yet, on the calling thread. */
+  public static void catchUp(Path jobDir) {
+    PhaseRelay relay = RELAYS.get(jobDir);
+    if (relay != null) {
+      relay.poll();
+    }
+  }
+
+  private void relay() {
+    try {
+      while (poll()) {
+        try {
+          Thread.sleep(POLL_MILLIS);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    } finally {
+      RELAYS.remove(jobDir, this);
+    }
+  }
+
+  /** Reads the record once, reports a change; false once there is nothing more to follow. */
+  private synchronized boolean poll() {
+    Optional<JobRecord> record;
+    try {
+      record = store.read(jobDir);
+    } catch (FairingException e) {
+      return false;
+    }
+    if (record.isEmpty()) {
+      return false;
+    }
+    JobPhase phase = JobStatus.phaseOf(StatusMapper.conditions(record.get()));
+    if (phase != last) {
+      Map<String, Integer> counts = new TreeMap<>();
+      record.get().replicas().stream().filter(JobRecord.Replica::created)
+          .forEach(r -> counts.merge(r.phase(), 1, Integer::sum));
+      listener.onEvent(new ProgressEvent.PhaseChanged(name, last, phase, counts));
+      last = phase;
+    }
+    return !record.get().settled() && ProcessGroups.isAlive(record.get().supervisorPid(),
+        StatusMapper.instant(record.get().supervisorStartedAt()));
+  }
+}
