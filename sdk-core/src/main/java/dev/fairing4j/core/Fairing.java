@@ -13,11 +13,6 @@ package dev.fairing4j.core;
  * }</pre>
  */
 public final class Fairing {
-  static {
-    // The front door of every notebook: from here on the kernel shows the SDK's values as tables.
-    dev.fairing4j.core.internal.KernelBridge.install();
-  }
-
   private Fairing() {}
 
   /** An empty pipeline; set its stages with the fluent calls, each returning a new pipeline. */

@@ -33,10 +33,6 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class JobMetrics implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final Pattern REPLICA = Pattern.compile("(.*?)-(\\d+)");
   private static final List<String> LEADS = List.of("master", "chief", "launcher", "worker");
 
@@ -45,6 +41,7 @@ public final class JobMetrics implements Displayable {
   private final Map<String, Map<String, List<MetricPoint>>> series;
 
   JobMetrics(String job, Map<String, Map<String, List<MetricPoint>>> series) {
+    KernelBridge.install();  // the first displayable value registers the renderer
     this.job = job;
     Map<String, Map<String, List<MetricPoint>>> copy = new TreeMap<>(JobMetrics::compareReplicas);
     series.forEach((replica, metrics) -> {

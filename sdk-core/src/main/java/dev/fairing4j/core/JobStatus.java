@@ -34,13 +34,9 @@ public record JobStatus(String name, String kind, List<JobCondition> conditions,
     Map<String, ReplicaStatus> replicaStatuses, Optional<Instant> startTime,
     Optional<Instant> completionTime, List<PodInfo> pods, List<String> warnings)
     implements Displayable {
-  static {
-    // A status is often the first displayable value a notebook sees.
-    KernelBridge.install();
-  }
-
   /** Copies the collections, so a status never changes after it was read. */
   public JobStatus {
+    KernelBridge.install();  // the first displayable value registers the renderer
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(kind, "kind");
     conditions = List.copyOf(conditions);

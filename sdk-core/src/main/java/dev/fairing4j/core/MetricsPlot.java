@@ -29,10 +29,6 @@ import java.util.Optional;
  * Drawn with XChart, which sdk-deployer brings.
  */
 public final class MetricsPlot implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final int DEFAULT_WIDTH = 800;
   private static final int DEFAULT_PANEL_HEIGHT = 260;
   private static final Duration MINUTES_FROM = Duration.ofMinutes(5);
@@ -43,6 +39,7 @@ public final class MetricsPlot implements Displayable {
   private final int panelHeight;
 
   private MetricsPlot(JobMetrics metrics, List<String> names, int width, int panelHeight) {
+    KernelBridge.install();  // the first displayable value registers the renderer
     this.metrics = metrics;
     this.names = List.copyOf(names);
     this.width = width;

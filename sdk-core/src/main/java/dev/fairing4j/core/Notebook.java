@@ -15,10 +15,6 @@ import java.util.Optional;
  * cell; outside a notebook it prints {@link Displayable#toText()} (or {@code String.valueOf}).
  */
 public final class Notebook {
-  static {
-    KernelBridge.install();
-  }
-
   private Notebook() {}
 
   /** True when this JVM is a notebook kernel the SDK can show values in. */

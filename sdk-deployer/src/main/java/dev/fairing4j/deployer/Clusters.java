@@ -1,6 +1,5 @@
 package dev.fairing4j.deployer;
 
-import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.deployer.kubernetes.KubernetesCluster;
 import dev.fairing4j.deployer.local.LocalCluster;
 import dev.fairing4j.deployer.local.PodmanCluster;
@@ -10,11 +9,6 @@ import dev.fairing4j.deployer.local.PodmanCluster;
  * {@code Deployers.pyTorchJob("mnist").on(Clusters.kubernetes().namespace("kubeflow"))}.
  */
 public final class Clusters {
-  static {
-    // Where every notebook starts: from here on the kernel shows jobs and tables as HTML.
-    KernelBridge.install();
-  }
-
   private Clusters() {}
 
   /**

@@ -4,7 +4,6 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.JobDirectory;
@@ -31,10 +30,6 @@ import java.util.Objects;
  * }</pre>
  */
 public final class TrainingClient {
-  static {
-    KernelBridge.install();
-  }
-
   private final JobDirectory directory;
   private final String namespace;
   private final String cluster;

@@ -148,6 +148,36 @@ class ArchitectureTest {
   }
 
   @Test
+  void everyStaticFieldOfMutableStateSaysWhyItIsJvmWideAndWhatBoundsIt() {
+    // A service embeds the SDK for months: state no client or job owns lives as long as the JVM.
+    assertThat(MutableStatics.unmarked(SDK)).isEmpty();
+  }
+
+  @Test
+  void noClassInitializerLooksForANotebookKernel() {
+    // Loading a class must not do work: the first displayable value registers the renderer.
+    List<String> callers = new ArrayList<>();
+    SDK.get("dev.fairing4j.core.internal.KernelBridge").getMethodCallsToSelf().stream()
+        .filter(call -> call.getOrigin().getName().equals("<clinit>"))
+        .forEach(call -> callers.add(call.getOriginOwner().getName()));
+    assertThat(callers).isEmpty();
+    assertThat(SDK.get("dev.fairing4j.core.internal.KernelBridge").getMethodCallsToSelf())
+        .as("the constructors of displayable values call it")
+        .anyMatch(call -> call.getOriginOwner().getName().equals("dev.fairing4j.core.JobStatus")
+            && call.getOrigin().getName().equals("<init>"));
+  }
+
+  @Test
+  void theMutableStaticsRuleFindsUnmarkedStateAndLeavesConstantsAlone() {
+    JavaClasses fixture = new ClassFileImporter()
+        .importPackages("dev.fairing4j.examples.archfixture");
+    assertThat(MutableStatics.unmarked(fixture)).containsExactlyInAnyOrder(
+        "dev.fairing4j.examples.archfixture.Statics.CACHE (a mutable Map)",
+        "dev.fairing4j.examples.archfixture.Statics.POOL (a mutable ExecutorService)",
+        "dev.fairing4j.examples.archfixture.Statics.lazy (not final)");
+  }
+
+  @Test
   void noDependencyCycleOfClassesCrossesAPackageBoundary() {
     // Package-level cycles are the design here: a package calls its ..internal.. package, whose
     // classes use the package's public values and exceptions, and the deployer's root package is

@@ -1,6 +1,7 @@
 package dev.fairing4j.core.internal;
 
 import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.JvmWide;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -42,6 +43,8 @@ public final class KernelBridge {
   private static final Logger LOG = LoggerFactory.getLogger(KernelBridge.class);
   private static final String RAPAIO_MAIN = "org.rapaio.jupyter.kernel.MainApp";
   private static final Object LOCK = new Object();
+  @JvmWide(why = "the Jupyter kernel this JVM runs in, found once",
+      bound = "one kernel")
   private static volatile Optional<Kernel> detected;
 
   private KernelBridge() {}
@@ -60,7 +63,9 @@ public final class KernelBridge {
 
   /**
    * Finds the kernel once per JVM and registers the renderer for {@link Displayable} with it.
-   * Cheap after the first call; called when the SDK's entry points and displayable types load.
+   * Cheap after the first call (a volatile read). Called by the constructor of every displayable
+   * value (statuses, tables, metrics, job handles), not by class initializers: the first value a
+   * notebook can show registers the renderer, and a JVM that never makes one never looks.
    */
   public static void install() {
     current();

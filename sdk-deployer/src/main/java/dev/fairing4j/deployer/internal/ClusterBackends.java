@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.internal;
 
+import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.deployer.Cluster;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,9 @@ import java.util.function.Function;
  * pattern); any instance passed to {@link #of} has initialized its class, so its reader is here.
  */
 public final class ClusterBackends {
+  @JvmWide(why = "the friend accessor of the public cluster classes: registered "
+      + "by their class initializers, as the JDK's SharedSecrets are",
+      bound = "one entry per SDK cluster class (3), keyed by class")
   private static final Map<Class<?>, Function<Cluster, ClusterBackend>> READERS =
       new ConcurrentHashMap<>();
 

@@ -3,6 +3,7 @@ package dev.fairing4j.deployer.internal;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.internal.JvmWide;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
@@ -21,6 +22,9 @@ import java.util.function.BiFunction;
  * {@code JobDeployer}, so that this package and the deployers' do not depend on each other.
  */
 public final class DeployerKinds {
+  @JvmWide(why = "the friend accessor of the public deployer classes: registered "
+      + "by their class initializers",
+      bound = "one entry per SDK deployer class (4), keyed by class")
   private static final Map<Class<?>, BiFunction<Object, BuildContext, JobKind>> READERS =
       new ConcurrentHashMap<>();
 

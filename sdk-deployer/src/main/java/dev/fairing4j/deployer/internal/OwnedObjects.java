@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.JvmWide;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,9 @@ public interface OwnedObjects {
 
   /** Holds the registrations: interface fields are public, this class is not. */
   final class Views {
+    @JvmWide(why = "the friend accessor of the public job classes: registered by "
+        + "their class initializers",
+        bound = "one entry per SDK job class, keyed by class")
     private static final Map<Class<?>, Function<TrainingJob, OwnedObjects>> VIEWS =
         new ConcurrentHashMap<>();
 

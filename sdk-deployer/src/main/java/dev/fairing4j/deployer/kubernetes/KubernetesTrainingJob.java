@@ -9,6 +9,7 @@ import dev.fairing4j.core.MetricParser;
 import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.OwnedObjects;
@@ -79,6 +80,7 @@ public final class KubernetesTrainingJob implements TrainingJob {
   /** A handle on a job just created, as {@code created}. */
   KubernetesTrainingJob(Supplier<KubeRest> rest, Supplier<JobWatchHub> watches, JobRef job,
       Timings timings, ProgressListener progress, Optional<Map<String, Object>> created) {
+    KernelBridge.install();  // a job handle is displayable: the first one registers the renderer
     this.rest = Objects.requireNonNull(rest, "rest");
     this.watches = watches;
     this.job = Objects.requireNonNull(job, "job");

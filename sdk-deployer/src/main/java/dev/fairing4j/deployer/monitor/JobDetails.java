@@ -19,15 +19,12 @@ import java.util.Objects;
  */
 public record JobDetails(JobSummary summary, JobStatus status, Instant readAt)
     implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final List<String> HEADERS = List.of("INSTANCE", "STATUS", "NODE", "RESTARTS",
       "REASON");
 
   /** Checks the parts. */
   public JobDetails {
+    KernelBridge.install();  // the first displayable value registers the renderer
     Objects.requireNonNull(summary, "summary");
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(readAt, "readAt");

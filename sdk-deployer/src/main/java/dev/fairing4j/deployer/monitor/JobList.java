@@ -21,15 +21,12 @@ import java.util.Optional;
  */
 public record JobList(List<JobSummary> jobs, Optional<String> namespace, Instant readAt)
     implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final List<String> HEADERS = List.of("NAME", "STATUS", "TRAINER", "AGE",
       "NODE");
 
   /** Copies the list. */
   public JobList {
+    KernelBridge.install();  // the first displayable value registers the renderer
     jobs = List.copyOf(jobs);
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(readAt, "readAt");

@@ -14,15 +14,12 @@ import java.util.List;
  * @param jobs one entry per job, by name
  */
 public record TopJobs(String namespace, List<JobGpus> jobs) implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final List<String> HEADERS = List.of("NAME", "STATUS", "TRAINER",
       "GPU(Requested)", "GPU(Allocated)");
 
   /** Copies the list. */
   public TopJobs {
+    KernelBridge.install();  // the first displayable value registers the renderer
     jobs = List.copyOf(jobs);
   }
 

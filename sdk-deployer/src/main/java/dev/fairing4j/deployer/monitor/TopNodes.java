@@ -12,14 +12,11 @@ import java.util.List;
  * @param nodes one entry per node, by name
  */
 public record TopNodes(List<NodeGpus> nodes) implements Displayable {
-  static {
-    KernelBridge.install();
-  }
-
   private static final List<String> HEADERS = List.of("NAME", "GPU(Total)", "GPU(Allocated)");
 
   /** Copies the list. */
   public TopNodes {
+    KernelBridge.install();  // the first displayable value registers the renderer
     nodes = List.copyOf(nodes);
   }
 

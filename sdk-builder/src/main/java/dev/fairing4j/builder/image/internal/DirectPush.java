@@ -13,9 +13,13 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.internal.BoundedCache;
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,8 +54,15 @@ import org.slf4j.LoggerFactory;
  */
 final class DirectPush {
   private static final Logger LOG = LoggerFactory.getLogger(DirectPush.class);
-  /** Blobs known to be in a repository ({@code registry/repository} -> digests), this JVM. */
-  private static final Map<String, Set<String>> KNOWN = new ConcurrentHashMap<>();
+  /**
+   * Blobs known to be in a repository ({@code registry/repository} -> digests), this JVM. Each
+   * edit adds a code layer, so a repository's set keeps the {@value #KNOWN_BLOBS} newest digests:
+   * a forgotten one costs a HEAD or an upload, never a wrong image.
+   */
+  @JvmWide(why = "every build of the JVM to a repository skips the blobs an earlier one pushed",
+      bound = "64 repositories (least recently used forgotten), 1024 digests each (oldest first)")
+  private static final BoundedCache<String, Set<String>> KNOWN = BoundedCache.ofSize(64);
+  private static final int KNOWN_BLOBS = 1024;
   /**
    * Blobs up to this size are uploaded without asking first whether the registry has them: the
    * question costs a round trip, the answer is almost always no (a changed layer is new), and a
@@ -61,6 +72,9 @@ final class DirectPush {
   /** The largest layer held in memory for an upload; a larger new layer goes through Jib. */
   private static final long MAX_LAYER_BYTES = 64L * 1024 * 1024;
   /** The threads of pushes and of the reads started ahead of them: blocking I/O, daemons. */
+  @JvmWide(why = "a build's reads start ahead of its push and outlive the call that started "
+      + "them; daemons, so they never hold the JVM", bound = "one thread per concurrent blob "
+      + "transfer; an idle thread ends after 60 s (a cached pool)")
   static final ExecutorService EXECUTOR = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "fairing4j-push");
     thread.setDaemon(true);
@@ -110,8 +124,8 @@ final class DirectPush {
     static OpenUploads afterFreeTag(RegistryClient client, ImageRef planned,
         CompletableFuture<Optional<RegistryClient.Manifest>> tag) {
       OpenUploads uploads = new OpenUploads(client, planned.repository());
-      Set<String> known = KNOWN.get(repositoryKey(planned));
-      if (known != null && !known.isEmpty()) {
+      Set<String> known = KNOWN.get(repositoryKey(planned)).orElse(Set.of());
+      if (!known.isEmpty()) {
         for (int i = 0; i < 2; i++) {
           uploads.opened.add(tag.thenApplyAsync(manifest -> {
             if (manifest.isPresent()) {
@@ -443,7 +457,15 @@ final class DirectPush {
   }
 
   private static Set<String> known(ImageRef repository) {
-    return KNOWN.computeIfAbsent(repositoryKey(repository), key -> ConcurrentHashMap.newKeySet());
+    return KNOWN.computeIfAbsent(repositoryKey(repository), key -> Collections.synchronizedSet(
+        Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > KNOWN_BLOBS;
+          }
+        })));
   }
 
   private static String repositoryKey(ImageRef repository) {

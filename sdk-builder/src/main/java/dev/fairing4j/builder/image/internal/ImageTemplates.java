@@ -1,9 +1,11 @@
 package dev.fairing4j.builder.image.internal;
 
-import dev.fairing4j.core.internal.Sha256;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Layer;
+import dev.fairing4j.core.internal.BoundedCache;
+import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -14,7 +16,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +34,11 @@ final class ImageTemplates {
   private static final Logger LOG = LoggerFactory.getLogger(ImageTemplates.class);
   /** Changes whenever {@link DirectPush} assembles images differently; part of every key. */
   private static final String VERSION = "direct-1";
-  private static final Map<Path, Template> MEMORY = new ConcurrentHashMap<>();
+  /** The files read or written lately: a repeated build reads none (the edit loop). */
+  @JvmWide(why = "the files are shared by every build of the JVM (and other JVMs); memory only "
+      + "saves reading them again", bound = "64 templates (a few kilobytes each), least recently "
+      + "used forgotten")
+  private static final BoundedCache<Path, Template> MEMORY = BoundedCache.ofSize(64);
   /**
    * The jib-core that wrote the templates: another version may write its JSON differently, and a
    * template must give exactly what the Jib on the class path would.
@@ -81,9 +86,9 @@ final class ImageTemplates {
   /** The template stored under {@code key}, from memory or from {@code directory}. */
   static Optional<Template> find(Path directory, String key) {
     Path file = directory.resolve(key + ".json");
-    Template known = MEMORY.get(file);
-    if (known != null) {
-      return Optional.of(known);
+    Optional<Template> known = MEMORY.get(file);
+    if (known.isPresent()) {
+      return known;
     }
     if (!Files.isRegularFile(file)) {
       return Optional.empty();

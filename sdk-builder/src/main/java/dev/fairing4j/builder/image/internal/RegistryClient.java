@@ -1,24 +1,26 @@
 package dev.fairing4j.builder.image.internal;
 
-import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.builder.ImageBuildException;
 import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.internal.BoundedCache;
+import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.HttpURLConnection;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
-import java.net.HttpURLConnection;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -45,7 +47,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
-  private static final Map<SchemeKey, String> SCHEMES = new ConcurrentHashMap<>();
+  @JvmWide(why = "which scheme a registry speaks holds for every client and build of the JVM, "
+      + "and finding out costs a failed handshake", bound = "256 registries, least recently used "
+      + "forgotten")
+  private static final BoundedCache<SchemeKey, String> SCHEMES = BoundedCache.ofSize(256);
   private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final String MANIFEST_TYPES = String.join(", ",
       "application/vnd.oci.image.manifest.v1+json",
@@ -58,11 +63,15 @@ public final class RegistryClient {
   private final boolean allowHttp;
   private final Supplier<SSLContext> sslContext;
   /**
-   * Authorization headers by registry, user, password hash and scope, for the life of the JVM:
-   * an edit loop's builds would otherwise each start with a 401 and a token request per scope.
-   * One that expired earns a 401, and is replaced then.
+   * Authorization headers by registry, user, password hash and scope: an edit loop's builds would
+   * otherwise each start with a 401 and a token request per scope. One that expired earns a 401,
+   * and is replaced then; none is kept past 30 minutes, so a token does not sit in the heap for
+   * the life of a service.
    */
-  private static final Map<String, String> AUTHORIZATIONS = new ConcurrentHashMap<>();
+  @JvmWide(why = "each build makes its own client; a token serves every build of the JVM",
+      bound = "256 registry, user and scope keys, each forgotten 30 minutes after it was issued")
+  private static final BoundedCache<String, String> AUTHORIZATIONS =
+      BoundedCache.ofSizeAndAge(256, Duration.ofMinutes(30));
 
   /**
    * A client for {@code registry} ({@code host[:port]}, {@code docker.io} for Docker Hub).
@@ -270,7 +279,7 @@ public final class RegistryClient {
    */
   private Reply exchange(Call request) throws IOException {
     SchemeKey key = new SchemeKey(registry, allowHttp);
-    String cached = SCHEMES.get(key);
+    String cached = SCHEMES.get(key).orElse(null);
     if (cached != null) {
       try {
         return send(cached, request);
@@ -323,7 +332,7 @@ public final class RegistryClient {
     }
     String scope = request.scope();
     String cacheKey = authorizationKey(scope);
-    Reply response = call(uri, request, AUTHORIZATIONS.get(cacheKey));
+    Reply response = call(uri, request, AUTHORIZATIONS.get(cacheKey).orElse(null));
     if (response.statusCode() == 401) {
       Optional<String> authorization = authorize(response, scope);
       if (authorization.isPresent()) {

@@ -1,8 +1,9 @@
 package dev.fairing4j.builder.image.internal;
 
-import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -47,7 +48,11 @@ import org.slf4j.LoggerFactory;
 public final class TrustedCertificates {
   private static final Logger LOG = LoggerFactory.getLogger(TrustedCertificates.class);
   /** Every CA added so far, by fingerprint, in the order added. */
+  @JvmWide(why = "it mirrors the JVM's default SSLContext, which is process-wide (Jib offers no "
+      + "per-build trust)", bound = "the distinct CA certificates builds named, each once; "
+      + "trusted for the JVM's life as the JDK's own trust store is")
   private static final Map<String, X509Certificate> ADDED = new LinkedHashMap<>();
+  @JvmWide(why = "the default SSLContext this class installed (see ADDED)", bound = "one")
   private static SSLContext current;
 
   private TrustedCertificates() {}

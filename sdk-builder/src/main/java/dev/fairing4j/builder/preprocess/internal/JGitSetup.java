@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.preprocess.internal;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jgit.util.FS;
 
@@ -12,6 +13,8 @@ import org.eclipse.jgit.util.FS;
  * of waiting.
  */
 public final class JGitSetup {
+  @JvmWide(why = "JGit's settings are JVM-wide themselves",
+      bound = "one flag")
   private static final AtomicBoolean DONE = new AtomicBoolean();
 
   private JGitSetup() {}

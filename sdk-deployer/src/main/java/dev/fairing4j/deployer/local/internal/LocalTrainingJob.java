@@ -10,6 +10,7 @@ import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.deployer.local.internal.logs.LocalJobLogs;
@@ -56,6 +57,7 @@ public final class LocalTrainingJob implements TrainingJob {
    */
   public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
       String namespace, boolean killOnTimeout, ProgressListener progress) {
+    KernelBridge.install();  // a job handle is displayable: the first one registers the renderer
     this.store = store;
     this.jobDir = jobDir;
     this.kind = kind;

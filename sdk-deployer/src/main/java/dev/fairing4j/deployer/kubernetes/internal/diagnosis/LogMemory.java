@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -26,6 +27,10 @@ public final class LogMemory {
   public static final int LINES = FailureReport.LAST_LINES;
   /** Jobs kept. */
   public static final int JOBS = 64;
+  @JvmWide(why = "a failure report is built wherever the job is waited on, from "
+      + "lines any follower streamed",
+      bound = "64 jobs (least recently written forgotten), 20 lines per "
+      + "replica and run")
   private static final Map<String, Map<String, Replica>> BY_JOB =
       new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;

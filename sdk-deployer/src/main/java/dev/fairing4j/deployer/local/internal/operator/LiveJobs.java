@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -11,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * supervisor rather than only its state file.
  */
 public final class LiveJobs {
+  @JvmWide(why = "a job supervised in this JVM is reached by path from any "
+      + "handle of it, and handles are values, not owners",
+      bound = "the jobs supervised in this JVM now: the supervisor removes "
+      + "its entry when the job ends")
   private static final Map<Path, JobSupervisor> LIVE = new ConcurrentHashMap<>();
 
   private LiveJobs() {}

@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -11,6 +12,8 @@ import java.util.List;
  * memory. Read once; they do not change while the JVM runs.
  */
 public final class HostFacts {
+  @JvmWide(why = "a fact of this machine, read once",
+      bound = "one name")
   private static volatile String hostName;
 
   private HostFacts() {}

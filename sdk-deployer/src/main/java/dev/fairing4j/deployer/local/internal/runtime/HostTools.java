@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class HostTools {
   private static final List<String> SYSTEM_DIRS =
       List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin");
+  @JvmWide(why = "where a tool lives on this machine holds for the whole JVM",
+      bound = "the tools the SDK names (a fixed set in its code)")
   private static final Map<String, Path> FOUND = new ConcurrentHashMap<>();
 
   private HostTools() {}

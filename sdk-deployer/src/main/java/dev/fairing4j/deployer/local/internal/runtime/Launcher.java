@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.IOException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -14,6 +15,9 @@ import java.util.concurrent.Executors;
  * that is done) would be killed the moment that thread ends.
  */
 public final class Launcher {
+  @JvmWide(why = "the thread that forks a replica must outlive it (see the class "
+      + "comment), whoever started it",
+      bound = "one daemon thread")
   private static final ExecutorService THREAD = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "fairing4j-local-launcher");
     t.setDaemon(true);

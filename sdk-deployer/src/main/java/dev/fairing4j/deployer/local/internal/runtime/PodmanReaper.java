@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
@@ -28,6 +29,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class PodmanReaper {
   private static final Logger LOG = LoggerFactory.getLogger(PodmanReaper.class);
+  @JvmWide(why = "one watchdog per podman installation reaps what any job of "
+      + "this JVM left",
+      bound = "the podman binary and configuration pairs used (one in "
+      + "practice)")
   private static final Set<String> STARTED = new HashSet<>();
   /** This JVM, as {@code pid@startMillis}: a recycled pid never matches. */
   public static final String SUPERVISOR = supervisorId(ProcessHandle.current());

@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.deployer.local.internal.LocalException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,8 @@ import java.util.concurrent.TimeUnit;
  * submit rather than in every replica's log.
  */
 public final class SandboxCheck {
+  @JvmWide(why = "a fact of this machine's kernel, checked once",
+      bound = "one flag")
   private static volatile boolean bwrapWorks;
 
   private SandboxCheck() {}

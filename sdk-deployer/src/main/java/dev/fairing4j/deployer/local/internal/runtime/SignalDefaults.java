@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
+import dev.fairing4j.core.internal.JvmWide;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,6 +16,8 @@ import java.util.concurrent.TimeUnit;
  * supervisor knows stays the replica's.
  */
 public final class SignalDefaults {
+  @JvmWide(why = "a fact of this machine's coreutils, found once",
+      bound = "one list")
   private static volatile List<String> prefix;
 
   private SignalDefaults() {}

@@ -5,6 +5,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.deployer.local.internal.runtime.ProcessGroups;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
@@ -24,6 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PhaseRelay {
   private static final long POLL_MILLIS = 200;
+  @JvmWide(why = "a wait on any handle of the job catches up the relay its "
+      + "submit started",
+      bound = "the detached jobs of this JVM not settled yet: a relay removes "
+      + "its entry when its job settles, is deleted or loses its "
+      + "supervisor")
   private static final Map<Path, PhaseRelay> RELAYS = new ConcurrentHashMap<>();
 
   private final StateStore store;

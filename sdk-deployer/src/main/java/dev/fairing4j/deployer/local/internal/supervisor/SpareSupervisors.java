@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.deployer.local.internal.runtime.HostTools;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import java.io.File;
@@ -52,6 +53,9 @@ final class SpareSupervisors {
   /** A user's agent or debugger options are meant for the user's JVM, not this one. */
   private static final List<String> DROPPED_ENV =
       List.of("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH");
+  @JvmWide(why = "it retires the one spare supervisor this JVM keeps (see the "
+      + "class comment)",
+      bound = "one daemon thread")
   private static final ScheduledExecutorService KEEPER =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fairing4j-spare-supervisor");
@@ -59,7 +63,13 @@ final class SpareSupervisors {
         return t;
       });
 
+  @JvmWide(why = "one booted supervisor serves the next submit of any client in "
+      + "the JVM",
+      bound = "one process, retired after 5 minutes unused; its pipe closes "
+      + "when the JVM exits")
   private static Process spare;
+  @JvmWide(why = "the spare's retirement (see spare)",
+      bound = "one")
   private static ScheduledFuture<?> retirement;
 
   private SpareSupervisors() {}
