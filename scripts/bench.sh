@@ -22,6 +22,13 @@
 #       thread playing the operator (target <= 4), and the watches of 200 concurrent waits
 #       (target 1). See ApiBenchmark's javadoc.
 #
+#   scripts/bench.sh soak [LOCAL] [API]
+#       One JVM through 2,000 local job lifecycles (submit, follow the logs, wait, metrics,
+#       delete) and 500 against a real kube-apiserver with a thread playing the operator: heap
+#       after GC, live threads, open file descriptors, child processes and cache and state bytes
+#       at the start, after warm-up, halfway and at the end (targets: flat within 10% after
+#       warm-up, no job process left, state back to its start). See SoakBenchmark's javadoc.
+#
 #   scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]
 #       The edit loop of a training script on a large base in a local registry: first build of a
 #       new repository (with an empty cache: base bytes downloaded/uploaded from the registry's
@@ -53,6 +60,7 @@ usage() {
   echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
   echo "       scripts/bench.sh load [JOBS] [REPLICAS] [LINES]" >&2
   echo "       scripts/bench.sh api [WAITS]" >&2
+  echo "       scripts/bench.sh soak [LOCAL_LIFECYCLES] [API_LIFECYCLES]" >&2
 }
 
 log() { echo "bench: $*" >&2; }
@@ -302,6 +310,15 @@ case "${1:-}" in
       export FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
     fi
     java -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.ApiBenchmark "$@"
+    ;;
+  soak)
+    shift
+    require_tools bwrap:bubblewrap setpriv:util-linux java:openjdk-17-jdk-headless mvn:maven
+    if [[ -z "${FAIRING4J_K8S:-}" && -d ../shared/k8s ]]; then
+      export FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
+    fi
+    # A small heap, so growth shows as GC work and in the figures rather than hiding in slack.
+    java -Xmx256m -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.SoakBenchmark "$@"
     ;;
   build)
     shift

@@ -9,8 +9,9 @@ import java.util.Map;
  *
  * <p>In a Jupyter notebook with a Java kernel (rapaio or JJava), a cell whose last expression is
  * a displayable value shows its richest form (HTML tables, a plot's PNG), because the SDK
- * registers a renderer with the kernel when it loads; {@link Notebook#display} shows one
- * explicitly. Elsewhere nothing changes: {@code toString()} and {@link #toText()} are plain text.
+ * registers a renderer with the kernel when the first displayable value is made;
+ * {@link Notebook#display} shows one explicitly. Elsewhere nothing changes: {@code toString()}
+ * and {@link #toText()} are plain text.
  */
 public interface Displayable {
   /** The plain-text form, aligned for a monospace terminal. */

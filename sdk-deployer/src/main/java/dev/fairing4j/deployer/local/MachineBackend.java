@@ -76,6 +76,7 @@ final class MachineBackend implements ClusterBackend, JobDirectory.Provider {
   }
 
   RecordedJobs jobs() {
-    return new RecordedJobs(settings.stateDir(), settings.killOnTimeout());
+    return new RecordedJobs(settings.stateDir(), settings.killOnTimeout(),
+        settings.retention());
   }
 }

@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
@@ -8,7 +9,9 @@ import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
+import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +82,26 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
     Map<String, Path> claims = new HashMap<>(local().claims());
     claims.put(claimName, dir.toAbsolutePath().normalize());
     return with(local().withClaims(claims));
+  }
+
+  /**
+   * Keeps the newest {@code count} finished jobs (all namespaces together) for at most
+   * {@code maxAge}, removing older ones with their logs and run directories when a job is
+   * submitted or jobs are listed; a job whose manifest sets {@code ttlSecondsAfterFinished} goes
+   * that long after it finished, as on a cluster. The default keeps 100 jobs for 30 days.
+   *
+   * @throws InvalidInputException when {@code count} is negative or {@code maxAge} is not positive
+   */
+  public C keepFinishedJobs(int count, Duration maxAge) {
+    if (count < 0) {
+      throw InvalidInputException.of("count", count + " is below zero",
+          "give 0 or more (0 removes every finished job at the next submit)");
+    }
+    if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
+      throw InvalidInputException.of("maxAge", maxAge + " is not a positive age",
+          "give a duration such as Duration.ofDays(7)");
+    }
+    return with(local().withRetention(new FinishedJobs.Retention(count, maxAge)));
   }
 
   /**

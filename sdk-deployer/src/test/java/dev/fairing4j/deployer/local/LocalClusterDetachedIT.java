@@ -126,12 +126,41 @@ class LocalClusterDetachedIT extends LocalClusterTestBase {
   }
 
   private LocalTrainingJob submit(String name, String script) {
+    return submit(LocalCluster.create().stateDir(state).volumesDir(volumes), name, script);
+  }
+
+  private static LocalTrainingJob submit(LocalCluster cluster, String name, String script) {
     BuildContext context = BuildContext.empty()
         .withFile("/app/main.py", ContextFile.ofText(script))
         .withCommand(List.of("python", "/app/main.py"));
-    return (LocalTrainingJob) LocalCluster.create().stateDir(state).volumesDir(volumes)
+    return (LocalTrainingJob) cluster
         .submit(Manifests.pyTorchJob(name, 0, List.of("python", "/app/main.py"), "Never",
             Map.of()), context, SubmitOptions.DEFAULT, ProgressListener.NONE);
+  }
+
+  /**
+   * A service that submits jobs for months keeps a bounded history: beyond the retention the
+   * oldest finished job goes, record, logs and run directory, at the next submit or list.
+   */
+  @Test
+  void finishedJobsBeyondTheRetentionGoWithTheirFilesAtTheNextSubmitAndList() throws Exception {
+    LocalCluster cluster = LocalCluster.create().stateDir(state).volumesDir(volumes)
+        .keepFinishedJobs(1, Duration.ofDays(30));
+    submit(cluster, "first", "print('one', flush=True)\n").waitForCompletion(
+        Duration.ofSeconds(30));
+    submit(cluster, "second", "print('two', flush=True)\n").waitForCompletion(
+        Duration.ofSeconds(30));
+    assertThat(state.resolve("jobs/default/first")).as("one finished job is kept, and the"
+        + " second was running when it was submitted").exists();
+
+    TrainingJob third = submit(cluster, "third", "print('three', flush=True)\n");
+    assertThat(state.resolve("jobs/default/first")).as("gone at the third submit")
+        .doesNotExist();
+    third.waitForCompletion(Duration.ofSeconds(30));
+
+    assertThat(cluster.list("default")).extracting(TrainingJob::name).containsExactly("third");
+    assertThat(state.resolve("jobs/default/second")).doesNotExist();
+    assertThat(third.logs().snapshot()).anyMatch(l -> l.text().equals("three"));
   }
 
   /** Waits until the job's processes (supervisor, bwrap, its pid-1 helper, python) run. */

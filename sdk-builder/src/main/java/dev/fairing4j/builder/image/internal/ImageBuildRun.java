@@ -8,6 +8,7 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.cache.internal.CacheUse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,6 +113,16 @@ public final class ImageBuildRun {
    */
   public ImageRef build(BuildContext requested, ProgressListener progress) {
     validate(requested);
+    ImageRef image;
+    // Staging, layers and templates live in the caches: no prune may take them mid-build.
+    try (CacheUse.AutoCloseableHold held = CacheUse.hold(settings.stagingDirectory())) {
+      image = buildHoldingCaches(requested, progress);
+    }
+    CacheUse.pruneIfDue(settings.stagingDirectory());
+    return image;
+  }
+
+  private ImageRef buildHoldingCaches(BuildContext requested, ProgressListener progress) {
     HttpLogGuard.apply();
     if (settings.dockerDaemon()) {
       DockerEngine.requireRunning();

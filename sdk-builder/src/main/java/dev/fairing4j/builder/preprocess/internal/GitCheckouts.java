@@ -3,6 +3,8 @@ package dev.fairing4j.builder.preprocess.internal;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;
+import dev.fairing4j.core.cache.internal.CacheEntries;
+import dev.fairing4j.core.cache.internal.CacheUse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.DirectoryNotEmptyException;
@@ -101,6 +103,16 @@ public final class GitCheckouts {
 
   /** Resolves, fetches (when needed) and writes the commit's tree below {@code cacheRoot}. */
   public static Checkout checkout(Source source, Path cacheRoot) {
+    try (CacheUse.AutoCloseableHold held = CacheUse.hold(cacheRoot)) {
+      Checkout checkout = checkoutHoldingCache(source, cacheRoot);
+      if (checkout.fetch() == Fetch.CACHED) {
+        CacheEntries.touch(checkout.directory());  // reused: the last to be pruned
+      }
+      return checkout;
+    }
+  }
+
+  private static Checkout checkoutHoldingCache(Source source, Path cacheRoot) {
     JGitSetup.ensure();
     GitRef ref = source.ref();
     if (ref.isFullCommit() && Files.isDirectory(cacheRoot.resolve(ref.name()))) {

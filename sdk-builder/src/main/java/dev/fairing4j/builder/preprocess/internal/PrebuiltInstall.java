@@ -1,15 +1,17 @@
 package dev.fairing4j.builder.preprocess.internal;
 
-import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.builder.PrebuiltDependencies;
 import dev.fairing4j.builder.internal.CacheDirectories;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.cache.internal.CacheEntries;
+import dev.fairing4j.core.cache.internal.CacheUse;
+import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -50,8 +52,16 @@ public final class PrebuiltInstall {
               + " with .python(Path)");
     }
     Path root = how.cacheDirectory().orElseGet(() -> CacheDirectories.of("site-packages"));
+    try (CacheUse.AutoCloseableHold held = CacheUse.hold(root)) {
+      return installHoldingCache(requirements, how, root);
+    }
+  }
+
+  private static Path installHoldingCache(Path requirements, PrebuiltDependencies how,
+      Path root) {
     Path done = root.resolve(key(requirements, how));
     if (Files.isDirectory(done)) {
+      CacheEntries.touch(done);  // reused: the last to be pruned
       return done;
     }
     Path work;

@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal;
 
+import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -17,10 +18,11 @@ import java.util.Optional;
  * @param killOnTimeout stop the job when waitForCompletion times out or is interrupted
  * @param tiedToJvm supervise jobs in this JVM, so they end with it, instead of in a process of
  *     their own that outlives it
+ * @param retention how many finished jobs are kept, and for how long
  */
 public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> claims,
     Optional<Path> python, boolean ignoreGpuRequests, boolean sandbox, boolean killOnTimeout,
-    boolean tiedToJvm) {
+    boolean tiedToJvm, FinishedJobs.Retention retention) {
 
   /** Checks the parts and copies the map. */
   public LocalSettings {
@@ -28,6 +30,7 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
     Objects.requireNonNull(volumesDir, "volumesDir");
     claims = Map.copyOf(claims);
     Objects.requireNonNull(python, "python");
+    Objects.requireNonNull(retention, "retention");
   }
 
   /** The host directory of claim {@code claimName}. */
@@ -41,55 +44,61 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
     Path state = xdg("XDG_STATE_HOME", home.resolve(".local/state")).resolve("fairing4j");
     Path data = xdg("XDG_DATA_HOME", home.resolve(".local/share")).resolve("fairing4j");
     return new LocalSettings(state, data.resolve("volumes"), Map.of(), Optional.empty(), false,
-        true, false, false);
+        true, false, false, FinishedJobs.Retention.DEFAULT);
   }
 
   /** With another state directory. */
   public LocalSettings withStateDir(Path dir) {
     return new LocalSettings(dir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
-        killOnTimeout, tiedToJvm);
+        killOnTimeout, tiedToJvm, retention);
   }
 
   /** With another directory for claims without a mapping. */
   public LocalSettings withVolumesDir(Path dir) {
     return new LocalSettings(stateDir, dir, claims, python, ignoreGpuRequests, sandbox,
-        killOnTimeout, tiedToJvm);
+        killOnTimeout, tiedToJvm, retention);
   }
 
   /** With other claim mappings. */
   public LocalSettings withClaims(Map<String, Path> newClaims) {
     return new LocalSettings(stateDir, volumesDir, newClaims, python, ignoreGpuRequests, sandbox,
-        killOnTimeout, tiedToJvm);
+        killOnTimeout, tiedToJvm, retention);
   }
 
   /** With another interpreter choice. */
   public LocalSettings withPython(Optional<Path> interpreter) {
     return new LocalSettings(stateDir, volumesDir, claims, interpreter, ignoreGpuRequests,
-        sandbox, killOnTimeout, tiedToJvm);
+        sandbox, killOnTimeout, tiedToJvm, retention);
   }
 
   /** With GPU requests ignored or not. */
   public LocalSettings withIgnoreGpuRequests(boolean ignore) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignore, sandbox,
-        killOnTimeout, tiedToJvm);
+        killOnTimeout, tiedToJvm, retention);
   }
 
   /** With or without the sandbox. */
   public LocalSettings withSandbox(boolean isolate) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, isolate,
-        killOnTimeout, tiedToJvm);
+        killOnTimeout, tiedToJvm, retention);
   }
 
   /** With kill-on-timeout on or off. */
   public LocalSettings withKillOnTimeout(boolean kill) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
-        kill, tiedToJvm);
+        kill, tiedToJvm, retention);
   }
 
   /** Tied to this JVM or not. */
   public LocalSettings withTiedToJvm(boolean tied) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
-        killOnTimeout, tied);
+        killOnTimeout, tied, retention);
+  }
+
+  /** With another rule for keeping finished jobs. */
+  public LocalSettings withRetention(FinishedJobs.Retention keep) {
+    return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
+        killOnTimeout, tiedToJvm, keep);
   }
 
   private static Path xdg(String variable, Path fallback) {

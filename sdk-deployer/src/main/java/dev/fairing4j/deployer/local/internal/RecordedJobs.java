@@ -2,9 +2,11 @@ package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,17 +19,23 @@ import java.util.Optional;
 public final class RecordedJobs {
   private final Path stateDir;
   private final boolean killOnTimeout;
+  private final FinishedJobs.Retention retention;
 
-  /** The jobs under {@code stateDir}; their handles kill on timeout when asked to. */
-  public RecordedJobs(Path stateDir, boolean killOnTimeout) {
+  /**
+   * The jobs under {@code stateDir}; their handles kill on timeout when asked to. Listing
+   * applies {@code retention} first, so finished jobs past it are not listed.
+   */
+  public RecordedJobs(Path stateDir, boolean killOnTimeout, FinishedJobs.Retention retention) {
     this.stateDir = stateDir;
     this.killOnTimeout = killOnTimeout;
+    this.retention = retention;
   }
 
   /** The jobs of {@code namespace}, by name. */
   public List<TrainingJob> list(String namespace) {
     Validators.dns1123Label("namespace", namespace);
     StateStore store = new StateStore(stateDir);
+    FinishedJobs.prune(store, retention, Instant.now());
     List<TrainingJob> jobs = new ArrayList<>();
     for (Path dir : store.jobDirs(namespace)) {
       store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record)));
@@ -37,6 +45,7 @@ public final class RecordedJobs {
 
   /** The jobs of every namespace. */
   public List<TrainingJob> listAll() {
+    FinishedJobs.prune(new StateStore(stateDir), retention, Instant.now());
     List<TrainingJob> jobs = new ArrayList<>();
     for (String namespace : new StateStore(stateDir).namespaces()) {
       jobs.addAll(list(namespace));

@@ -32,7 +32,8 @@ public record PodmanSettings(LocalSettings local, Optional<Path> containersConf,
   public static PodmanSettings defaults() {
     LocalSettings local = LocalSettings.defaults();
     return new PodmanSettings(new LocalSettings(local.stateDir().resolve("podman"),
-        local.volumesDir(), local.claims(), Optional.empty(), false, true, false, true),
+        local.volumesDir(), local.claims(), Optional.empty(), false, true, false, true,
+        local.retention()),
         Optional.empty(), Optional.empty());
   }
 

@@ -9,6 +9,7 @@ import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
 import dev.fairing4j.deployer.local.internal.operator.JobPlan;
 import dev.fairing4j.deployer.local.internal.operator.ReplicaId;
+import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,7 +125,8 @@ class PodmanCommandTest {
 
   private PodmanSettings settings(Optional<Path> conf) {
     return new PodmanSettings(new LocalSettings(state, state.resolve("volumes"), Map.of(),
-        Optional.empty(), false, true, false, true), conf, Optional.of(Path.of("/bin/true")));
+        Optional.empty(), false, true, false, true,
+        FinishedJobs.Retention.DEFAULT), conf, Optional.of(Path.of("/bin/true")));
   }
 
   private static JobPlan.Container container(List<String> command) {
