@@ -60,7 +60,6 @@ public final class JobSupervisor {
   private static final Logger LOG = LoggerFactory.getLogger(JobSupervisor.class);
   private static final int MAX_EVENTS = 200;
   private static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
   private static final long CONTROL_MILLIS = 100;
   private static final int WRITE_ATTEMPTS = 3;
 
@@ -455,34 +454,25 @@ public final class JobSupervisor {
       return;
     }
     RestartPolicy policy = r.group.restartPolicy();
-    boolean restarting = false;
-    if (code == 0 && policy != RestartPolicy.ALWAYS) {
+    ExitRules.Decision decision = ExitRules.onExit(plan, policy, code, retries, r.restarts);
+    if (code != 0) {
+      event("Warning", "ExitedWithCode", r.id.podName(),
+          r.id.container() + " exited with code " + code);
+    }
+    boolean restarting = decision instanceof ExitRules.Restart;
+    if (decision instanceof ExitRules.Completed) {
       r.phase = "Succeeded";
       r.reason = "Completed";
       r.message = null;
-    } else {
-      if (code != 0) {
-        event("Warning", "ExitedWithCode", r.id.podName(),
-            r.id.container() + " exited with code " + code);
-      }
-      // A plain Job retries every failed pod (OnFailure in place, Never with a new pod).
-      boolean jobPods = plan.kind() == LocalKind.BATCH || plan.kind() == LocalKind.TRAINJOB;
-      boolean wantsRetry = jobPods ? code != 0 : policy.retries(code);
-      boolean allowed = plan.backoffLimit().map(limit -> retries < limit).orElse(true);
-      if (wantsRetry && allowed) {
-        retries++;
-        r.restarts++;
-        restarting = true;
-        restart(r, policy);
-      } else {
-        r.phase = "Failed";
-        r.reason = "Error";
-        r.message = "exited with code " + code;
-        if (wantsRetry) {
-          failureMessage = plan.kind() == LocalKind.TRAINJOB ? JobRules.trainJobFailed(plan)
-              : jobLabel() + " has failed because it has reached the specified backoff limit";
-        }
-      }
+    } else if (decision instanceof ExitRules.Restart restart) {
+      retries++;
+      r.restarts++;
+      restart(r, restart);
+    } else if (decision instanceof ExitRules.Failed failed) {
+      r.phase = "Failed";
+      r.reason = "Error";
+      r.message = "exited with code " + code;
+      failed.jobFailure().ifPresent(message -> failureMessage = message);
     }
     decide();
     if (!restarting) {
@@ -491,13 +481,13 @@ public final class JobSupervisor {
     publish(true);
   }
 
-  private void restart(ReplicaState r, RestartPolicy policy) {
+  private void restart(ReplicaState r, ExitRules.Restart restart) {
     Runnable relaunch = guard(() -> {
       launch(r);
       updateRunning();
       publish(true);
     });
-    if (policy.recreatesPod()) {
+    if (restart.newPod()) {
       // ExitCode: the operator recreates the pod at once and reports the job Restarting.
       r.phase = "Pending";
       r.reason = "Restarting";
@@ -506,18 +496,14 @@ public final class JobSupervisor {
           + " because 1 " + r.id.type() + " replica(s) failed.", Instant.now());
       event("Warning", "Restarting", r.id.podName(), "recreating the pod after exit code "
           + r.exitCode + " (restart " + r.restarts + ")");
-      r.pendingStart = loop.schedule(relaunch, 0, TimeUnit.MILLISECONDS);
     } else {
-      // OnFailure/Always: kubelet restarts the container with a growing back-off; locally the
-      // back-off is shorter (0.2 s doubling, at most 10 s) as a local restart is cheap.
-      Duration delay = Duration.ofMillis(Math.min(MAX_BACKOFF.toMillis(),
-          200L << Math.min(10, r.restarts - 1)));
+      // OnFailure/Always: kubelet restarts the container in place after its back-off.
       r.phase = plan.kind() == LocalKind.BATCH ? "Pending" : "Running";
       r.reason = "CrashLoopBackOff";
-      r.message = "back-off " + delay.toMillis() + "ms restarting failed container";
+      r.message = "back-off " + restart.delay().toMillis() + "ms restarting failed container";
       event("Warning", "BackOff", r.id.podName(), r.message);
-      r.pendingStart = loop.schedule(relaunch, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
+    r.pendingStart = loop.schedule(relaunch, restart.delay().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void decide() {
@@ -562,19 +548,15 @@ public final class JobSupervisor {
     conditions.set(phase.conditionType(), true, reason(phase.conditionType()), message, now);
     event(phase == JobPhase.FAILED ? "Warning" : "Normal", reason(phase.conditionType()),
         plan.name(), message);
-    boolean stops = everything || plan.cleanPodPolicy() != CleanPodPolicy.NONE;
-    String ended = phase == JobPhase.SUCCEEDED ? "succeeded" : "failed";
-    String why = everything ? "stopped: " + message
-        : plan.kind() == LocalKind.BATCH ? "deleted by the Job controller when the Job " + ended
-        : "deleted by cleanPodPolicy " + plan.cleanPodPolicy().value() + " when the job " + ended;
-    stopRunning(stops, why);
-    if (!everything && plan.cleanPodPolicy() == CleanPodPolicy.ALL) {
-      // All deletes the finished pods too
+    EndRules.Ending ending = EndRules.onEnd(plan, phase == JobPhase.SUCCEEDED, message,
+        everything);
+    stopRunning(ending.stopRunning(), ending.why());
+    if (ending.deleteFinished()) {
       for (ReplicaState r : replicas.values()) {
         if (!r.isRunning() && (r.phase.equals("Succeeded") || r.phase.equals("Failed"))) {
           r.reason = StatusMapper.STOPPED;
-          r.message = r.exitCode == null ? why
-              : why + " (it had exited with code " + r.exitCode + ")";
+          r.message = r.exitCode == null ? ending.why()
+              : ending.why() + " (it had exited with code " + r.exitCode + ")";
         }
       }
     }
@@ -634,9 +616,7 @@ public final class JobSupervisor {
   private void expire() {
     if (!terminal) {
       deadlineExceeded = true;
-      failureMessage = plan.kind() == LocalKind.TRAINJOB
-          ? "TrainJob exceeded its active deadline"
-          : jobLabel() + " has failed because it was active longer than specified deadline";
+      failureMessage = ExitRules.deadlineMessage(plan);
       finish(JobPhase.FAILED, failureMessage, true);
       publish(true);
     }

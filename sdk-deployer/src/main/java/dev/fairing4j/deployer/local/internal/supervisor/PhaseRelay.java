@@ -78,24 +78,40 @@ public final class PhaseRelay {
 
   /** Reads the record once, reports a change; false once there is nothing more to follow. */
   private synchronized boolean poll() {
-    Optional<JobRecord> record;
-    try {
-      record = store.read(jobDir);
-    } catch (FairingException e) {
-      return false;
-    }
+    Optional<JobRecord> record = read();
     if (record.isEmpty()) {
       return false;
     }
-    JobPhase phase = JobStatus.phaseOf(StatusMapper.conditions(record.get()));
+    report(record.get());
+    if (record.get().settled()) {
+      return false;
+    }
+    if (ProcessGroups.isAlive(record.get().supervisorPid(),
+        StatusMapper.instant(record.get().supervisorStartedAt()))) {
+      return true;
+    }
+    // A supervisor writes its last record before it exits: the record read above may be an
+    // older one, and the listener would never hear how the job ended.
+    read().ifPresent(this::report);
+    return false;
+  }
+
+  private Optional<JobRecord> read() {
+    try {
+      return store.read(jobDir);
+    } catch (FairingException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void report(JobRecord record) {
+    JobPhase phase = JobStatus.phaseOf(StatusMapper.conditions(record));
     if (phase != last) {
       Map<String, Integer> counts = new TreeMap<>();
-      record.get().replicas().stream().filter(JobRecord.Replica::created)
+      record.replicas().stream().filter(JobRecord.Replica::created)
           .forEach(r -> counts.merge(r.phase(), 1, Integer::sum));
       listener.onEvent(new ProgressEvent.PhaseChanged(name, last, phase, counts));
       last = phase;
     }
-    return !record.get().settled() && ProcessGroups.isAlive(record.get().supervisorPid(),
-        StatusMapper.instant(record.get().supervisorStartedAt()));
   }
 }
