@@ -34,7 +34,9 @@
 #       new repository (with an empty cache: base bytes downloaded/uploaded from the registry's
 #       access log), one-line change, unchanged rebuild; Jib in a warm JVM, in a fresh JVM and in
 #       a fresh JVM with a CDS archive, and buildah (chroot; overlay driver where the kernel
-#       allows it, and vfs) pushing to the same registry. See BuildBenchmark's javadoc.
+#       allows it, and vfs) pushing to the same registry; for the fresh JVM's one-line edit also
+#       the classes it loaded and the time its static initializers ran (HotSpot's counters,
+#       saved at exit). See BuildBenchmark's javadoc.
 #
 # Environment:
 #   FAIRING4J_BENCH_DIR   work dir, kept between runs so the base is built once

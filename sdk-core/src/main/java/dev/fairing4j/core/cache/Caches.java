@@ -140,7 +140,7 @@ public final class Caches {
       Files.write(mark, new byte[0]);
       Files.setLastModifiedTime(mark, FileTime.from(Instant.now()));
       // a build of this JVM or another may be running: then the next chance is an hour later
-      remove(CacheLimits.defaults(), GRACE, Duration.ZERO);
+      removeOnly(CacheLimits.defaults(), GRACE, Duration.ZERO);
     } catch (IOException | RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(Caches.class).debug("cache prune skipped: {}",
           e.toString());
@@ -148,13 +148,30 @@ public final class Caches {
   }
 
   private CacheReport remove(CacheLimits limits, Duration grace, Duration wait) {
+    Removal removal = removeOnly(limits, grace, wait);
+    List<String> notes = new ArrayList<>();
+    if (removal.busy()) {
+      notes.add("a build is using the caches (in this or another process); nothing was"
+          + " removed: run it again when the build is done");
+    }
+    if (removal.kept() > 0) {
+      notes.add("kept " + removal.kept() + " entries used in the last hour beyond the limits"
+          + " (a prepared build names them)");
+    }
+    return report(limits, removal.entries(), removal.bytes(), notes);
+  }
+
+  /** What one removal did; {@code busy}: a build held the caches, so it did nothing. */
+  private record Removal(int entries, long bytes, int kept, boolean busy) {}
+
+  /** The removal alone, without measuring every cache afterwards (builds' automatic prune). */
+  private Removal removeOnly(CacheLimits limits, Duration grace, Duration wait) {
     if (!Files.isDirectory(root)) {
-      return report(limits, 0, 0, List.of());
+      return new Removal(0, 0, 0, false);
     }
     Optional<CacheLock> lock = CacheLock.exclusive(root, wait);
     if (lock.isEmpty()) {
-      return report(limits, 0, 0, List.of("a build is using the caches (in this or another"
-          + " process); nothing was removed: run it again when the build is done"));
+      return new Removal(0, 0, 0, true);
     }
     int removed = 0;
     long bytes = 0;
@@ -169,9 +186,7 @@ public final class Caches {
         kept += outcome.keptInUse();
       }
     }
-    List<String> notes = kept == 0 ? List.of() : List.of("kept " + kept + " entries used in the"
-        + " last hour beyond the limits (a prepared build names them)");
-    return report(limits, removed, bytes, notes);
+    return new Removal(removed, bytes, kept, false);
   }
 
   private CacheReport report(CacheLimits limits, int removed, long bytes, List<String> notes) {

@@ -115,6 +115,22 @@ class CachesTest {
   }
 
   @Test
+  void buildsPruneAtMostOnceAnHourWhateverProcessPrunedLast() throws IOException {
+    Path first = entry(Caches.GIT_TREES, "first", 10, Duration.ofDays(90));
+    Caches.at(root).pruneIfDue();
+    assertThat(first).doesNotExist();
+    assertThat(root.resolve(".pruned")).exists();
+
+    Path second = entry(Caches.GIT_TREES, "second", 10, Duration.ofDays(90));
+    Caches.at(root).pruneIfDue();
+    assertThat(second).as("pruned minutes ago: not due").exists();
+
+    age(root.resolve(".pruned"), Duration.ofMinutes(61));
+    Caches.at(root).pruneIfDue();
+    assertThat(second).doesNotExist();
+  }
+
+  @Test
   void limitsNameTheFieldAndTheFix() {
     assertThatThrownBy(() -> CacheLimits.defaults().withMaxBytes("jibs", 1))
         .isInstanceOf(InvalidInputException.class)

@@ -273,6 +273,7 @@ public final class BuildBenchmark {
     Samples changeInside = new Samples();
     Samples unchangedInside = new Samples();
     String kind = prefix.equals("jib.fresh") ? "f" : "c";
+    List<PerfData.Figures> changeFigures = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
       String name = kind + round;
       Path app = Files.createDirectories(work.resolve("apps").resolve("jib-" + runId + "-" + name));
@@ -281,7 +282,7 @@ public final class BuildBenchmark {
       Files.writeString(script, TrainingScript.text(runId + "-" + name, 0));
       freshBuild(script, repository, first, firstInside, jvmOptions);
       Files.writeString(script, TrainingScript.text(runId + "-" + name, 1));
-      freshBuild(script, repository, change, changeInside, jvmOptions);
+      changeFigures.add(freshBuild(script, repository, change, changeInside, jvmOptions));
       freshBuild(script, repository, unchanged, unchangedInside, jvmOptions);
     }
     report(prefix + ".first_build", first, null, null);
@@ -289,16 +290,25 @@ public final class BuildBenchmark {
     report(prefix + ".one_line_change", change, "<= " + TARGET_FRESH_ONE_LINE_MS,
         median -> median <= TARGET_FRESH_ONE_LINE_MS);
     print(prefix + ".one_line_change_in_jvm_ms", changeInside.medianMillis());
+    // What class loading costs the edit: the figures the fresh JVM's counters saved at exit.
+    print(prefix + ".one_line_change_classes_loaded", Math.round(changeFigures.stream()
+        .mapToLong(PerfData.Figures::classesLoaded).sorted().skip(changeFigures.size() / 2)
+        .findFirst().orElse(0)));
+    print(prefix + ".one_line_change_clinit_ms", Math.round(changeFigures.stream()
+        .mapToDouble(PerfData.Figures::clinitMillis).sorted().skip(changeFigures.size() / 2)
+        .findFirst().orElse(0)));
     report(prefix + ".unchanged", unchanged, "0 bytes", median -> unchanged.noBytes());
     print(prefix + ".unchanged_in_jvm_ms", unchangedInside.medianMillis());
   }
 
   /** Times a child JVM from launch to exit; {@code inside} gets the time it measured itself. */
-  private void freshBuild(Path script, String repository, Samples whole, Samples inside,
-      List<String> jvmOptions) throws Exception {
+  private PerfData.Figures freshBuild(Path script, String repository, Samples whole,
+      Samples inside, List<String> jvmOptions) throws Exception {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
         "bin", "java").toString()));
     command.addAll(jvmOptions);
+    Path counters = work.resolve("fresh-" + System.nanoTime() + ".hsperf");
+    command.addAll(PerfData.saveTo(counters));
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", BuildBenchmark.class.getName(),
         "one-build", script.toString(), base, repository, jibCache.toString()));
@@ -314,6 +324,7 @@ public final class BuildBenchmark {
     }
     whole.add(millis, uploads);
     inside.add(Long.parseLong(output.replaceAll("(?s).*build_ms=(\\d+).*", "$1")), uploads);
+    return PerfData.read(counters);
   }
 
   /** A fresh JVM's single build: prints {@code build_ms=} (preprocess + build + push). */
