@@ -41,8 +41,8 @@ public record CacheReport(List<CacheUsage> caches, int removedEntries, long remo
     List<List<String>> rows = new ArrayList<>();
     for (CacheUsage cache : caches) {
       rows.add(List.of(cache.name(), size(cache.bytes()), String.valueOf(cache.entries()),
-          cache.limit().map(l -> size(l.maxBytes()) + ", " + l.maxAge().toDays() + " days")
-              .orElse("-"), cache.path().toString()));
+          cache.limit().map(l -> size(l.maxBytes()) + ", " + age(l.maxAge())).orElse("-"),
+          cache.path().toString()));
     }
     rows.add(List.of("total", size(totalBytes()), "", "", ""));
     return rows;
@@ -73,6 +73,13 @@ public record CacheReport(List<CacheUsage> caches, int removedEntries, long remo
   @Override
   public String toString() {
     return toText();
+  }
+
+  /** An age limit as people read it: 30 days, 12 h, 1 min. */
+  static String age(java.time.Duration age) {
+    return age.toDays() > 0 && age.equals(java.time.Duration.ofDays(age.toDays()))
+        ? age.toDays() + (age.toDays() == 1 ? " day" : " days")
+        : dev.fairing4j.core.internal.Durations.human(age);
   }
 
   /** {@code bytes} as people read sizes: 512 B, 3.4 MiB, 1.2 GiB. */

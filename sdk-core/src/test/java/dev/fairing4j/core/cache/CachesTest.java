@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -141,6 +142,9 @@ class CachesTest {
     assertThat(CacheLimits.parseBytes("x", "2g")).isEqualTo(2L << 30);
     assertThat(CacheLimits.parseAge("x", "14d")).isEqualTo(Duration.ofDays(14));
     assertThat(CacheLimits.parseAge("x", "PT12H")).isEqualTo(Duration.ofHours(12));
+    assertThat(List.of(Duration.ofDays(1), Duration.ofDays(30), Duration.ofHours(12),
+        Duration.ofMinutes(1))).map(CacheReport::age)
+        .containsExactly("1 day", "30 days", "12 h", "1 min");
   }
 
   @Test
