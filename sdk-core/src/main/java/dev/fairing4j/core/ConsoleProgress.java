@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.core.internal.Sizes;
 import dev.fairing4j.core.internal.TextTable;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -406,18 +407,9 @@ public final class ConsoleProgress implements ProgressListener {
   }
 
   static String size(long bytes) {
-    if (bytes < 1024) {
-      return bytes + " B";
-    }
-    String[] units = {"KiB", "MiB", "GiB", "TiB"};
-    double value = bytes;
-    int unit = -1;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
+    return Sizes.human(bytes);
   }
+
 
   static String format(Duration took) {
     long millis = took.toMillis();

@@ -2,6 +2,7 @@ package dev.fairing4j.core.cache;
 
 import dev.fairing4j.core.Displayable;
 import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.core.internal.Sizes;
 import dev.fairing4j.core.internal.TextTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,19 +83,8 @@ public record CacheReport(List<CacheUsage> caches, int removedEntries, long remo
         : dev.fairing4j.core.internal.Durations.human(age);
   }
 
-  /** {@code bytes} as people read sizes: 512 B, 3.4 MiB, 1.2 GiB. */
-  static String size(long bytes) {
-    if (bytes < 1024) {
-      return bytes + " B";
-    }
-    String[] units = {"KiB", "MiB", "GiB", "TiB"};
-    double value = bytes;
-    int unit = -1;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return String.format(java.util.Locale.ROOT, value < 10 ? "%.1f %s" : "%.0f %s", value,
-        units[unit]);
+  private static String size(long bytes) {
+    return Sizes.human(bytes);
   }
+
 }
