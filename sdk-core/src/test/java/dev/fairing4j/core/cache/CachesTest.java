@@ -20,7 +20,8 @@ class CachesTest {
   Path root;
 
   @Test
-  void listShowsEveryCacheWithItsSizeEntriesAndLimitAndOtherDirectoriesWithout() throws IOException {
+  void listShowsEachCacheWithSizeEntriesAndLimitAndOtherDirectoriesWithout()
+      throws IOException {
     entry(Caches.GIT_TREES, "abc", 1000, Duration.ofDays(1));
     entry(Caches.GIT_TREES, "def", 24, Duration.ofDays(1));
     layer(Caches.JIB, "sha256-1", 4096, Duration.ofDays(1));
