@@ -36,6 +36,16 @@ import org.slf4j.LoggerFactory;
  * {@code CustomObjectsApi} cannot address the core group; one generic path serves every kind the
  * renderers produce, Kubeflow CRDs and core objects alike.
  *
+ * <p>Why not client-java's own generic path ({@code GenericKubernetesApi} and its
+ * {@code DynamicKubernetesApi}), which addresses any group too: it sends each request once. In
+ * client-java 27.0.0 the only retry is {@code RetryUtils.retryUponConflict} (409s, on request),
+ * and {@code GenericKubernetesApi}'s bytecode calls no retry at all, so a 429 from API Priority
+ * and Fairness, a 5xx or a refused connection during an apiserver restart would fail the user's
+ * submit or wait; the calls here ride them out ({@code ApiHiccupsIT} has a real apiserver
+ * answer 429s, {@code WatchedWaitIT} restarts one mid-wait, {@code ApiRetryTest} covers 5xx). It
+ * also has no per-call deadline ({@link #until}), and its objects are Gson
+ * trees where the renderers produce Jackson maps, a conversion each way per call.
+ *
  * <p>Every request rides out a server that hiccups ({@link ApiRetry}: 429 and 5xx answers,
  * refused connections, reads that time out): it is sent again, after the server's
  * {@code Retry-After} or a doubling pause, until the caller's deadline ({@link #until(long)}) or,
