@@ -1,6 +1,5 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.internal.CacheDirectories;
 import dev.fairing4j.builder.preprocess.internal.EntrySource;
 import dev.fairing4j.builder.preprocess.internal.GitCheckouts;
 import dev.fairing4j.builder.preprocess.internal.GitRef;
@@ -10,6 +9,7 @@ import dev.fairing4j.builder.preprocess.internal.PythonOptions;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;
+import dev.fairing4j.core.cache.Caches;
 import dev.fairing4j.core.internal.Validators;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -160,7 +160,7 @@ public final class GitPreprocessor extends AbstractPythonPreprocessor<GitPreproc
         "name the script in the repository, e.g. Preprocessors.git(url).entry(\"train.py\")"));
     GitCheckouts.Checkout checkout = GitCheckouts.checkout(new GitCheckouts.Source(url, ref,
         username, password, OptionalInt.empty()),
-        cacheDirectory.orElseGet(() -> CacheDirectories.of("git-trees")));
+        cacheDirectory.orElseGet(() -> Caches.user().directory(Caches.GIT_TREES)));
     Path base = checkout.directory().resolve(subdirectory).normalize();
     if (!Files.isDirectory(base)) {
       throw InvalidInputException.of("subdirectory", "'" + subdirectory + "' is not a directory in"

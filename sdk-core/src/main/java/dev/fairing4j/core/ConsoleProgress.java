@@ -156,10 +156,11 @@ public final class ConsoleProgress implements ProgressListener {
     }
     long elapsed = now - transferStartNanos;
     // No rate before any time has passed: a first sample would show an absurd figure.
-    String rate = elapsed <= 0 ? "" : ", " + size((long) (bytes.done() / (elapsed / 1e9))) + "/s";
+    String rate = elapsed <= 0 ? ""
+        : ", " + Sizes.human((long) (bytes.done() / (elapsed / 1e9))) + "/s";
     String amount = bytes.total() > 0
-        ? size(bytes.done()) + " / " + size(bytes.total())
-        : size(bytes.done());
+        ? Sizes.human(bytes.done()) + " / " + Sizes.human(bytes.total())
+        : Sizes.human(bytes.done());
     lastTransfer = bytes.what() + " " + amount;
     if (mode != Mode.PLAIN) {
       status(currentStep + ": " + lastTransfer + (rate.isEmpty() ? "" : " (" + rate.substring(2) + ")"));
@@ -406,9 +407,6 @@ public final class ConsoleProgress implements ProgressListener {
         .collect(Collectors.joining(", ")) + ")";
   }
 
-  static String size(long bytes) {
-    return Sizes.human(bytes);
-  }
 
 
   static String format(Duration took) {

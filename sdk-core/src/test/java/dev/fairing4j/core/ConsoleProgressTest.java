@@ -66,13 +66,6 @@ class ConsoleProgressTest {
   }
 
   @Test
-  void sizesAreHumanReadable() {
-    assertThat(ConsoleProgress.size(512)).isEqualTo("512 B");
-    assertThat(ConsoleProgress.size(1536)).isEqualTo("1.5 KiB");
-    assertThat(ConsoleProgress.size(3L * 1024 * 1024 * 1024)).isEqualTo("3.0 GiB");
-  }
-
-  @Test
   void offShowsNothing() {
     ConsoleProgress.off().onEvent(new ProgressEvent.Note("hidden"));
     assertThat(output()).isEmpty();

@@ -1,6 +1,7 @@
 package dev.fairing4j.core.cache;
 
 import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.Durations;
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Sizes;
 import dev.fairing4j.core.internal.TextTable;
@@ -41,18 +42,18 @@ public record CacheReport(List<CacheUsage> caches, int removedEntries, long remo
   private List<List<String>> rows() {
     List<List<String>> rows = new ArrayList<>();
     for (CacheUsage cache : caches) {
-      rows.add(List.of(cache.name(), size(cache.bytes()), String.valueOf(cache.entries()),
-          cache.limit().map(l -> size(l.maxBytes()) + ", " + age(l.maxAge())).orElse("-"),
+      rows.add(List.of(cache.name(), Sizes.human(cache.bytes()), String.valueOf(cache.entries()),
+          cache.limit().map(l -> Sizes.human(l.maxBytes()) + ", " + age(l.maxAge())).orElse("-"),
           cache.path().toString()));
     }
-    rows.add(List.of("total", size(totalBytes()), "", "", ""));
+    rows.add(List.of("total", Sizes.human(totalBytes()), "", "", ""));
     return rows;
   }
 
   private String footer() {
     List<String> lines = new ArrayList<>();
     if (removedEntries > 0) {
-      lines.add("removed " + removedEntries + " entries, " + size(removedBytes));
+      lines.add("removed " + removedEntries + " entries, " + Sizes.human(removedBytes));
     }
     lines.addAll(notes);
     return String.join("\n", lines);
@@ -80,11 +81,6 @@ public record CacheReport(List<CacheUsage> caches, int removedEntries, long remo
   static String age(java.time.Duration age) {
     return age.toDays() > 0 && age.equals(java.time.Duration.ofDays(age.toDays()))
         ? age.toDays() + (age.toDays() == 1 ? " day" : " days")
-        : dev.fairing4j.core.internal.Durations.human(age);
+        : Durations.human(age);
   }
-
-  private static String size(long bytes) {
-    return Sizes.human(bytes);
-  }
-
 }

@@ -3,6 +3,7 @@ package dev.fairing4j.core.cache;
 import dev.fairing4j.core.cache.internal.CacheEntries;
 import dev.fairing4j.core.cache.internal.CacheLock;
 import dev.fairing4j.core.cache.internal.CachePruner;
+import dev.fairing4j.core.internal.UserDirectories;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,15 +69,8 @@ public final class Caches {
 
   /** The user's caches: {@code $XDG_CACHE_HOME/fairing4j}, else {@code ~/.cache/fairing4j}. */
   public static Caches user() {
-    return new Caches(xdg("XDG_CACHE_HOME", ".cache"),
-        Optional.of(xdg("XDG_STATE_HOME", ".local/state").resolve("jobs")), WAIT_FOR_BUILDS);
-  }
-
-  private static Path xdg(String variable, String underHome) {
-    String xdg = System.getenv(variable);
-    Path base = xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()
-        ? Path.of(xdg) : Path.of(System.getProperty("user.home")).resolve(underHome);
-    return base.resolve("fairing4j");
+    return new Caches(UserDirectories.cache(),
+        Optional.of(UserDirectories.state().resolve("jobs")), WAIT_FOR_BUILDS);
   }
 
   /** The caches under {@code root} (a build's base-layer cache set elsewhere, a test's). */
@@ -194,7 +188,7 @@ public final class Caches {
     for (String name : PRUNED) {
       Path dir = directory(name);
       caches.add(new CacheUsage(name, dir, Files.exists(dir) ? CacheEntries.bytes(dir) : 0,
-          CacheEntries.of(dir).size(), limits.of(name)));
+          CacheEntries.count(dir), limits.of(name)));
     }
     if (Files.isDirectory(root)) {
       try (Stream<Path> others = Files.list(root)) {
@@ -203,7 +197,7 @@ public final class Caches {
             .filter(p -> !p.getFileName().toString().startsWith("."))
             .sorted()
             .forEach(p -> caches.add(new CacheUsage(p.getFileName().toString(), p,
-                CacheEntries.bytes(p), CacheEntries.of(p).size(), Optional.empty())));
+                CacheEntries.bytes(p), CacheEntries.count(p), Optional.empty())));
       } catch (IOException e) {
         // listed what could be read
       }

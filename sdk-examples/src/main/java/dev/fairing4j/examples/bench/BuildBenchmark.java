@@ -291,12 +291,10 @@ public final class BuildBenchmark {
         median -> median <= TARGET_FRESH_ONE_LINE_MS);
     print(prefix + ".one_line_change_in_jvm_ms", changeInside.medianMillis());
     // What class loading costs the edit: the figures the fresh JVM's counters saved at exit.
-    print(prefix + ".one_line_change_classes_loaded", Math.round(changeFigures.stream()
-        .mapToLong(PerfData.Figures::classesLoaded).sorted().skip(changeFigures.size() / 2)
-        .findFirst().orElse(0)));
-    print(prefix + ".one_line_change_clinit_ms", Math.round(changeFigures.stream()
-        .mapToDouble(PerfData.Figures::clinitMillis).sorted().skip(changeFigures.size() / 2)
-        .findFirst().orElse(0)));
+    print(prefix + ".one_line_change_classes_loaded",
+        PerfData.median(changeFigures, PerfData.Figures::classesLoaded));
+    print(prefix + ".one_line_change_clinit_ms",
+        PerfData.median(changeFigures, PerfData.Figures::clinitMillis));
     report(prefix + ".unchanged", unchanged, "0 bytes", median -> unchanged.noBytes());
     print(prefix + ".unchanged_in_jvm_ms", unchangedInside.medianMillis());
   }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What a JVM's class loading cost it, from the HotSpot performance counters it saves when it
@@ -31,6 +32,12 @@ final class PerfData {
    * @param clinitMillis time spent in static initializers, their own time only
    */
   record Figures(long classesLoaded, double clinitMillis) {}
+
+  /** The median (the upper one of an even count) of {@code figure} over {@code runs}, rounded. */
+  static long median(List<Figures> runs, ToDoubleFunction<Figures> figure) {
+    return Math.round(runs.stream().mapToDouble(figure).sorted().skip(runs.size() / 2)
+        .findFirst().orElse(0));
+  }
 
   /** Reads {@code file}; empty figures (zero) when jstat cannot. */
   static Figures read(Path file) throws IOException, InterruptedException {

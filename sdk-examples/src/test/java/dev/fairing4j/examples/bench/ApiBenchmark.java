@@ -113,8 +113,11 @@ public final class ApiBenchmark {
         requests.size() / (double) waits);
   }
 
-  /** Plays the operator for one job: Created and Running once it exists, then Succeeded. */
-  private static Thread play(KubeApiServer server, String job, Duration running) {
+  /**
+   * Plays the operator for one job: Created and Running once it exists, then Succeeded after
+   * {@code running} (also the soak benchmark's operator).
+   */
+  static Thread play(KubeApiServer server, String job, Duration running) {
     Thread thread = new Thread(() -> {
       Instant deadline = Instant.now().plusSeconds(60);
       while (server.send("GET", job, null).status() != 200) {

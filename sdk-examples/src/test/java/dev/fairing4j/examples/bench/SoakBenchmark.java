@@ -10,8 +10,8 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.cache.Caches;
 import dev.fairing4j.core.cache.internal.CacheEntries;
-import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.User;
+import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.kubernetes.KubernetesCluster;
@@ -25,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -105,7 +104,7 @@ public final class SoakBenchmark {
       JobMetrics m = job.metrics();
       metrics += m.names().isEmpty() ? 0 : 1;
       job.delete();
-      if (i == Math.max(1, count / 10) || i == count / 2 || i == count) {
+      if (sampled(i, count)) {
         samples.add(Sample.take("local", i, state));
       }
     }
@@ -129,7 +128,7 @@ public final class SoakBenchmark {
       start = System.nanoTime();
       for (int i = 1; i <= count; i++) {
         String name = "soak-" + i;
-        Thread operator = ApiOperator.play(server, jobs + "/" + name);
+        Thread operator = ApiBenchmark.play(server, jobs + "/" + name, Duration.ofMillis(50));
         TrainingJob job = Deployers.pyTorchJob(name).workers(1).on(cluster).asDeployer()
             .deploy(context, Optional.of(ImageRef.parse(IMAGE)), ProgressListener.NONE);
         job.logs().snapshot();  // no kubelet here: no pods, no lines, but the calls are made
@@ -138,7 +137,7 @@ public final class SoakBenchmark {
         operator.join();
         job.metrics();
         job.delete();
-        if (i == Math.max(1, count / 10) || i == count / 2 || i == count) {
+        if (sampled(i, count)) {
           samples.add(Sample.take("api", i, null));
         }
       }
@@ -147,6 +146,11 @@ public final class SoakBenchmark {
           count, millis / (double) count, succeeded);
     }
     return verdict("api", samples, count, succeeded == count);
+  }
+
+  /** Samples after warm-up (a tenth), halfway and at the end. */
+  private static boolean sampled(int done, int count) {
+    return done == Math.max(1, count / 10) || done == count / 2 || done == count;
   }
 
   private static boolean verdict(String phase, List<Sample> samples, int count, boolean ran) {
@@ -218,51 +222,6 @@ public final class SoakBenchmark {
       String command = process.info().commandLine().orElse("");
       return command.contains("dev.fairing4j.deployer.local.internal.supervisor.SupervisorMain")
           && process.descendants().findAny().isEmpty();
-    }
-  }
-
-  /** Plays the Kubeflow operator for one job: Created and Running once it exists, Succeeded. */
-  private static final class ApiOperator {
-    static Thread play(KubeApiServer server, String job) {
-      Thread thread = new Thread(() -> {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (server.send("GET", job, null).status() != 200) {
-          if (Instant.now().isAfter(deadline)) {
-            return;
-          }
-          sleep(10);
-        }
-        status(server, job, false);
-        sleep(50);
-        status(server, job, true);
-      }, "played-operator");
-      thread.start();
-      return thread;
-    }
-
-    private static void status(KubeApiServer server, String job, boolean succeeded) {
-      String now = Instant.now().toString();
-      List<Map<String, Object>> conditions = new ArrayList<>();
-      conditions.add(condition("Created", "True", now));
-      conditions.add(condition("Running", succeeded ? "False" : "True", now));
-      if (succeeded) {
-        conditions.add(condition("Succeeded", "True", now));
-      }
-      server.send(User.FIXTURE, "PATCH", job + "/status", Map.of("status",
-          Map.of("conditions", conditions)), "application/merge-patch+json");
-    }
-
-    private static Map<String, Object> condition(String type, String status, String now) {
-      return Map.of("type", type, "status", status, "reason", "PyTorchJob" + type,
-          "message", "", "lastUpdateTime", now, "lastTransitionTime", now);
-    }
-
-    private static void sleep(long millis) {
-      try {
-        Thread.sleep(millis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

@@ -1,8 +1,8 @@
 package dev.fairing4j.builder.image.internal;
 
 import dev.fairing4j.builder.ImageFormat;
-import dev.fairing4j.builder.internal.CacheDirectories;
 import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.cache.Caches;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -156,7 +156,7 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
 
   /** Where base layers are cached. */
   public Path baseLayerCacheDirectory() {
-    return baseLayerCache.orElseGet(() -> CacheDirectories.of("jib"));
+    return baseLayerCache.orElseGet(() -> Caches.user().directory(Caches.JIB));
   }
 
   /** Where Jib caches application layers: beside the base-layer cache. */

@@ -1,9 +1,9 @@
 package dev.fairing4j.builder.preprocess.internal;
 
 import dev.fairing4j.builder.PrebuiltDependencies;
-import dev.fairing4j.builder.internal.CacheDirectories;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.cache.Caches;
 import dev.fairing4j.core.cache.internal.CacheEntries;
 import dev.fairing4j.core.cache.internal.CacheUse;
 import dev.fairing4j.core.internal.Sha256;
@@ -51,7 +51,7 @@ public final class PrebuiltInstall {
           "install Python and pip (apt-get install python3-pip) or name another interpreter"
               + " with .python(Path)");
     }
-    Path root = how.cacheDirectory().orElseGet(() -> CacheDirectories.of("site-packages"));
+    Path root = how.cacheDirectory().orElseGet(() -> Caches.user().directory(Caches.SITE_PACKAGES));
     try (CacheUse.AutoCloseableHold held = CacheUse.hold(root)) {
       return installHoldingCache(requirements, how, root);
     }

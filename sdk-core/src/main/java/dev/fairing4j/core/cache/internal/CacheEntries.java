@@ -49,33 +49,48 @@ public final class CacheEntries {
    * files other than work in progress are not entries.
    */
   public static List<Entry> of(Path directory) {
+    List<Entry> entries = new ArrayList<>();
+    for (Path child : paths(directory)) {
+      try {
+        BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class,
+            LinkOption.NOFOLLOW_LINKS);
+        Instant used = later(attributes.lastModifiedTime().toInstant(),
+            attributes.lastAccessTime().toInstant());
+        entries.add(new Entry(child, bytes(child), used,
+            isTemporary(child.getFileName().toString())));
+      } catch (NoSuchFileException e) {
+        // removed meanwhile
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return entries;
+  }
+
+  /** How many entries {@link #of} would find, without measuring them. */
+  public static int count(Path directory) {
+    return paths(directory).size();
+  }
+
+  private static List<Path> paths(Path directory) {
     Path holder = Files.isDirectory(directory.resolve("layers")) ? directory.resolve("layers")
         : directory;
-    List<Entry> entries = new ArrayList<>();
+    List<Path> paths = new ArrayList<>();
     if (!Files.isDirectory(holder)) {
-      return entries;
+      return paths;
     }
     try (Stream<Path> children = Files.list(holder)) {
       for (Path child : (Iterable<Path>) children::iterator) {
         String name = child.getFileName().toString();
-        boolean temporary = isTemporary(name);
-        if (name.startsWith(".") && !temporary || name.equals("tmp") && holder == directory) {
-          continue;
-        }
-        try {
-          BasicFileAttributes attributes = Files.readAttributes(child, BasicFileAttributes.class,
-              LinkOption.NOFOLLOW_LINKS);
-          Instant used = later(attributes.lastModifiedTime().toInstant(),
-              attributes.lastAccessTime().toInstant());
-          entries.add(new Entry(child, bytes(child), used, temporary));
-        } catch (NoSuchFileException e) {
-          // removed meanwhile
+        boolean hidden = name.startsWith(".") && !isTemporary(name);
+        if (!hidden && !(name.equals("tmp") && holder == directory)) {
+          paths.add(child);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return entries;
+    return paths;
   }
 
   static boolean isTemporary(String name) {

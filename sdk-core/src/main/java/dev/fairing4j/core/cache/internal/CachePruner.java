@@ -43,8 +43,7 @@ public final class CachePruner {
     for (CacheEntries.Entry entry : entries) {
       boolean leftover = entry.temporary();
       boolean inUse = !leftover && entry.lastUsed().isAfter(recent);
-      boolean old = !limit.maxAge().isZero() && entry.lastUsed().isBefore(tooOld)
-          || limit.maxAge().isZero();
+      boolean old = limit.maxAge().isZero() || entry.lastUsed().isBefore(tooOld);
       boolean over = total > limit.maxBytes();
       if (inUse) {
         if (old || over) {

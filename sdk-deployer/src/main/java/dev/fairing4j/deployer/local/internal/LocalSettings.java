@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal;
 
+import dev.fairing4j.core.internal.UserDirectories;
 import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import java.nio.file.Path;
 import java.util.Map;
@@ -40,11 +41,8 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
 
   /** The defaults: XDG state and data directories, sandboxed, interpreter chosen per job. */
   public static LocalSettings defaults() {
-    Path home = Path.of(System.getProperty("user.home"));
-    Path state = xdg("XDG_STATE_HOME", home.resolve(".local/state")).resolve("fairing4j");
-    Path data = xdg("XDG_DATA_HOME", home.resolve(".local/share")).resolve("fairing4j");
-    return new LocalSettings(state, data.resolve("volumes"), Map.of(), Optional.empty(), false,
-        true, false, false, FinishedJobs.Retention.DEFAULT);
+    return new LocalSettings(UserDirectories.state(), UserDirectories.data().resolve("volumes"),
+        Map.of(), Optional.empty(), false, true, false, false, FinishedJobs.Retention.DEFAULT);
   }
 
   /** With another state directory. */
@@ -99,10 +97,5 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
   public LocalSettings withRetention(FinishedJobs.Retention keep) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
         killOnTimeout, tiedToJvm, keep);
-  }
-
-  private static Path xdg(String variable, Path fallback) {
-    String value = System.getenv(variable);
-    return value == null || value.isBlank() || !value.startsWith("/") ? fallback : Path.of(value);
   }
 }

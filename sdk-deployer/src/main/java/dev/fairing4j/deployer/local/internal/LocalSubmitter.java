@@ -33,7 +33,6 @@ import dev.fairing4j.deployer.local.internal.runtime.Sandbox;
 import dev.fairing4j.deployer.local.internal.runtime.SandboxCheck;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import dev.fairing4j.deployer.local.internal.runtime.Stager;
-import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.supervisor.DetachedSupervisor;
 import dev.fairing4j.deployer.local.internal.supervisor.PhaseRelay;
@@ -74,8 +73,7 @@ public final class LocalSubmitter {
     Sandbox sandbox = SandboxCheck.sandbox(settings.sandbox());
     StateStore store = new StateStore(settings.stateDir());
     Path jobDir = store.jobDir(plan.namespace(), plan.name());
-    FinishedJobs.prune(store, settings.retention(), Instant.now());
-    SubmitSteps.createJobDir(store, jobDir, plan, options, "local", settings.stateDir());
+    SubmitSteps.createJobDir(store, jobDir, plan, options, "local", settings);
     Optional<DetachedSupervisor> detached = Optional.empty();
     try {
       // Started first: the supervisor's JVM boots while the job is staged and probed.

@@ -34,7 +34,6 @@ import dev.fairing4j.deployer.local.internal.runtime.PodmanReaper;
 import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.runtime.PodmanTool;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
-import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -72,8 +71,7 @@ public final class PodmanSubmitter {
     LocalSettings local = settings.local();
     StateStore store = new StateStore(local.stateDir());
     Path jobDir = store.jobDir(plan.namespace(), plan.name());
-    FinishedJobs.prune(store, local.retention(), Instant.now());
-    SubmitSteps.createJobDir(store, jobDir, plan, options, "podman", local.stateDir());
+    SubmitSteps.createJobDir(store, jobDir, plan, options, "podman", local);
     try {
       return prepareAndStart(local, plan, context, tool, wrapper, images, store, jobDir,
           listener);

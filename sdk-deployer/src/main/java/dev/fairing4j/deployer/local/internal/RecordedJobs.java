@@ -36,19 +36,26 @@ public final class RecordedJobs {
     Validators.dns1123Label("namespace", namespace);
     StateStore store = new StateStore(stateDir);
     FinishedJobs.prune(store, retention, Instant.now());
-    List<TrainingJob> jobs = new ArrayList<>();
-    for (Path dir : store.jobDirs(namespace)) {
-      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record)));
-    }
-    return jobs;
+    return jobs(store, namespace);
   }
 
   /** The jobs of every namespace. */
   public List<TrainingJob> listAll() {
-    FinishedJobs.prune(new StateStore(stateDir), retention, Instant.now());
+    StateStore store = new StateStore(stateDir);
+    // once for all namespaces: the retention counts finished jobs across them
+    FinishedJobs.prune(store, retention, Instant.now());
     List<TrainingJob> jobs = new ArrayList<>();
-    for (String namespace : new StateStore(stateDir).namespaces()) {
-      jobs.addAll(list(namespace));
+    for (String namespace : store.namespaces()) {
+      Validators.dns1123Label("namespace", namespace);
+      jobs.addAll(jobs(store, namespace));
+    }
+    return jobs;
+  }
+
+  private List<TrainingJob> jobs(StateStore store, String namespace) {
+    List<TrainingJob> jobs = new ArrayList<>();
+    for (Path dir : store.jobDirs(namespace)) {
+      store.read(dir).ifPresent(record -> jobs.add(handle(store, dir, record)));
     }
     return jobs;
   }

@@ -10,6 +10,7 @@ import dev.fairing4j.deployer.local.internal.operator.JobPlan;
 import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
 import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
 import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;
+import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.state.StatusMapper;
@@ -17,6 +18,7 @@ import dev.fairing4j.deployer.local.internal.supervisor.DetachedControl;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -29,10 +31,13 @@ final class SubmitSteps {
 
   /**
    * Makes {@code jobDir} the job's fresh directory: fails when the job exists, unless
-   * {@code options} replace it, then deletes it first.
+   * {@code options} replace it, then deletes it first. Finished jobs past the cluster's
+   * retention go first, as they would on a cluster by now.
    */
   static void createJobDir(StateStore store, Path jobDir, JobPlan plan, SubmitOptions options,
-      String cluster, Path stateDir) {
+      String cluster, LocalSettings local) {
+    FinishedJobs.prune(store, local.retention(), Instant.now());
+    Path stateDir = local.stateDir();
     clearExisting(store, jobDir, plan, options, cluster);
     try {
       Files.createDirectories(jobDir);

@@ -37,8 +37,7 @@ final class JobRules {
         return Optional.of(new Outcome(JobPhase.FAILED, trainJobFailed(plan)));
       }
       if (plan.kind() == LocalKind.BATCH) {
-        return Optional.of(new Outcome(JobPhase.FAILED,
-            job + " has failed because it has reached the specified backoff limit"));
+        return Optional.of(new Outcome(JobPhase.FAILED, ExitRules.backoffLimitMessage(plan)));
       }
       Map.Entry<String, Long> first = failedByType.entrySet().iterator().next();
       return Optional.of(new Outcome(JobPhase.FAILED, job + " is failed because "

@@ -1,8 +1,6 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
 import dev.fairing4j.core.JobPhase;
-import dev.fairing4j.core.JobStatus;
-import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.local.internal.runtime.ContainerCleanup;
@@ -11,6 +9,7 @@ import dev.fairing4j.deployer.local.internal.runtime.LogFormat;
 import dev.fairing4j.deployer.local.internal.runtime.ReplicaLauncher;
 import dev.fairing4j.deployer.local.internal.runtime.ReplicaProcess;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
+import dev.fairing4j.deployer.local.internal.state.PhaseReporter;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.state.StatusMapper;
 import dev.fairing4j.deployer.local.internal.state.SupervisorLock;
@@ -27,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -72,7 +70,7 @@ public final class JobSupervisor {
   private final int gpusAvailable;
   private final boolean ignoreGpus;
   private final boolean detached;
-  private final ProgressListener progress;
+  private final PhaseReporter phases;
   private final Instant created;
   private final String node = HostFacts.hostName();
   private final ProcessHandle self = ProcessHandle.current();
@@ -92,8 +90,6 @@ public final class JobSupervisor {
   private boolean finishedUp;
   private boolean deadlineExceeded;
   private ScheduledFuture<?> deadline;
-  // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
-  private JobPhase lastPhase;
   private volatile JobRecord snapshot;
   private volatile boolean settled;
   private volatile boolean deleted;
@@ -119,7 +115,7 @@ public final class JobSupervisor {
     this.ignoreGpus = ignoreGpus;
     this.detached = detached;
     this.created = created;
-    this.progress = progress;
+    this.phases = new PhaseReporter(plan.name(), progress);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "fairing4j-local-" + plan.namespace() + "-" + plan.name());
       t.setDaemon(true);
@@ -654,14 +650,7 @@ public final class JobSupervisor {
         failure = e;
       }
     }
-    JobPhase phase = JobStatus.phaseOf(StatusMapper.conditions(record));
-    if (phase != lastPhase) {
-      Map<String, Integer> counts = new TreeMap<>();
-      record.replicas().stream().filter(JobRecord.Replica::created)
-          .forEach(r -> counts.merge(r.phase(), 1, Integer::sum));
-      progress.onEvent(new ProgressEvent.PhaseChanged(plan.name(), lastPhase, phase, counts));
-      lastPhase = phase;
-    }
+    phases.report(record);
     synchronized (changed) {
       changed.notifyAll();
     }

@@ -3,7 +3,6 @@ package dev.fairing4j.deployer.local.internal.state;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -42,7 +41,8 @@ public final class FinishedJobs {
       for (Path dir : store.jobDirs(namespace)) {
         try {
           store.read(dir).filter(JobRecord::settled)
-              .flatMap(r -> time(r.completionTime()).map(t -> new Finished(dir, r, t)))
+              .flatMap(r -> StatusMapper.instant(r.completionTime())
+                  .map(t -> new Finished(dir, r, t)))
               .ifPresent(finished::add);
         } catch (RuntimeException e) {
           LOG.debug("not pruning {}: {}", dir, e.toString());
@@ -91,13 +91,5 @@ public final class FinishedJobs {
       }
     }
     return Optional.empty();
-  }
-
-  private static Optional<Instant> time(String text) {
-    try {
-      return text == null ? Optional.empty() : Optional.of(Instant.parse(text));
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
-    }
   }
 }

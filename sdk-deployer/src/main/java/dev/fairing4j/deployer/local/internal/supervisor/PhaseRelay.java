@@ -1,19 +1,16 @@
 package dev.fairing4j.deployer.local.internal.supervisor;
 
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.core.JobPhase;
-import dev.fairing4j.core.JobStatus;
-import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.deployer.local.internal.runtime.ProcessGroups;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
+import dev.fairing4j.deployer.local.internal.state.PhaseReporter;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.state.StatusMapper;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -34,16 +31,12 @@ public final class PhaseRelay {
 
   private final StateStore store;
   private final Path jobDir;
-  private final String name;
-  private final ProgressListener listener;
-  // Null until the first phase is reported, which then reads "Created", not "Pending -> Created".
-  private JobPhase last;
+  private final PhaseReporter phases;
 
   private PhaseRelay(StateStore store, Path jobDir, String name, ProgressListener listener) {
     this.store = store;
     this.jobDir = jobDir;
-    this.name = name;
-    this.listener = listener;
+    this.phases = new PhaseReporter(name, listener);
   }
 
   public static void start(StateStore store, Path jobDir, String name, ProgressListener listener) {
@@ -82,7 +75,7 @@ public final class PhaseRelay {
     if (record.isEmpty()) {
       return false;
     }
-    report(record.get());
+    phases.report(record.get());
     if (record.get().settled()) {
       return false;
     }
@@ -92,7 +85,7 @@ public final class PhaseRelay {
     }
     // A supervisor writes its last record before it exits: the record read above may be an
     // older one, and the listener would never hear how the job ended.
-    read().ifPresent(this::report);
+    read().ifPresent(phases::report);
     return false;
   }
 
@@ -104,14 +97,4 @@ public final class PhaseRelay {
     }
   }
 
-  private void report(JobRecord record) {
-    JobPhase phase = JobStatus.phaseOf(StatusMapper.conditions(record));
-    if (phase != last) {
-      Map<String, Integer> counts = new TreeMap<>();
-      record.replicas().stream().filter(JobRecord.Replica::created)
-          .forEach(r -> counts.merge(r.phase(), 1, Integer::sum));
-      listener.onEvent(new ProgressEvent.PhaseChanged(name, last, phase, counts));
-      last = phase;
-    }
-  }
 }
