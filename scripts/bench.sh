@@ -22,6 +22,17 @@
 #       thread playing the operator (target <= 4), and the watches of 200 concurrent waits
 #       (target 1). See ApiBenchmark's javadoc.
 #
+#   scripts/bench.sh watch [JOBS] [IDLE_SECONDS]
+#       The SDK's list+watch against client-java's SharedInformerFactory on a real kube-apiserver:
+#       requests, open watches and threads while following 20 jobs and in 20 idle seconds after,
+#       and what each does for a user whose Role lacks the watch verb. See WatchChoiceBenchmark.
+#
+#   scripts/bench.sh json [ITEMS]
+#       The SDK's Map trees (JsonTree) against Jackson's JsonNode: parsing a PyTorchJob list of 20
+#       items as the API server returns it and reading the status fields, nanoseconds and bytes
+#       allocated per operation, and the Map-to-JsonNode conversion a switch would add per
+#       manifest. See JsonTreeBenchmark.
+#
 #   scripts/bench.sh soak [LOCAL] [API]
 #       One JVM through 2,000 local job lifecycles (submit, follow the logs, wait, metrics,
 #       delete) and 500 against a real kube-apiserver with a thread playing the operator: heap
@@ -62,6 +73,8 @@ usage() {
   echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
   echo "       scripts/bench.sh load [JOBS] [REPLICAS] [LINES]" >&2
   echo "       scripts/bench.sh api [WAITS]" >&2
+  echo "       scripts/bench.sh watch [JOBS] [IDLE_SECONDS]" >&2
+  echo "       scripts/bench.sh json [ITEMS]" >&2
   echo "       scripts/bench.sh soak [LOCAL_LIFECYCLES] [API_LIFECYCLES]" >&2
 }
 
@@ -312,6 +325,17 @@ case "${1:-}" in
       export FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
     fi
     java -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.ApiBenchmark "$@"
+    ;;
+  watch)
+    shift
+    if [[ -z "${FAIRING4J_K8S:-}" && -d ../shared/k8s ]]; then
+      export FAIRING4J_K8S=$(cd ../shared/k8s && pwd)
+    fi
+    java -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.WatchChoiceBenchmark "$@"
+    ;;
+  json)
+    shift
+    java -cp "$(bench_test_classpath)" dev.fairing4j.examples.bench.JsonTreeBenchmark "$@"
     ;;
   soak)
     shift

@@ -1,9 +1,12 @@
 package dev.fairing4j.builder;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.FairingRuntime;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
@@ -172,5 +175,47 @@ class DirectPushIT {
     assertThat(RegistryExtension.skopeoInspect(image.reference()).path("Layers")).hasSize(2);
     assertThat(TestImages.completedUploads(REGISTRY.requests()))
         .as("base layer, code layer, config: the base is copied across registries").hasSize(3);
+  }
+
+  /**
+   * A runtime's pushes run on threads of its own, named after it, which end when it closes; a
+   * closed runtime refuses the next build with the way on.
+   */
+  @Test
+  void aRuntimesPushThreadsEndWhenItClosesAndItRefusesBuildsAfter() throws Exception {
+    FairingRuntime runtime = FairingRuntime.create();
+    JibImageBuilder direct = Builders.jib(base).pushTo(REGISTRY.hostPort() + "/direct/owned")
+        .baseLayerCache(dir.resolve("templates"));
+    List<ProgressEvent> events = new CopyOnWriteArrayList<>();
+    runtime.call(() -> direct.build(unchecked(() -> context("print('one')\n", false)),
+        ProgressListener.NONE));
+    runtime.call(() -> direct.build(unchecked(() -> context("print('two')\n", false)),
+        events::add));
+    assertThat(wentDirect(events)).as("direct push: %s", events).isTrue();
+    String suffix = runtime.toString().replaceAll("FairingRuntime\\((\\S+),.*", "($1)");
+    assertThat(pushThreads(suffix)).as("threads of the runtime's pushes").isPositive();
+
+    runtime.close();
+
+    for (int i = 0; i < 500 && pushThreads(suffix) > 0; i++) {
+      Thread.sleep(20);
+    }
+    assertThat(pushThreads(suffix)).as("push threads alive after close").isZero();
+    assertThatThrownBy(() -> runtime.call(() -> direct.build(unchecked(
+        () -> context("print('three')\n", false)), ProgressListener.NONE)))
+        .isInstanceOf(FairingException.class).hasMessageContaining("is closed");
+  }
+
+  private static long pushThreads(String suffix) {
+    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        .filter(t -> t.getName().equals("fairing4j-push " + suffix)).count();
+  }
+
+  private static <T> T unchecked(java.util.concurrent.Callable<T> call) {
+    try {
+      return call.call();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

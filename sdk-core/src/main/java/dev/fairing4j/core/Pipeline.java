@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.GuardedListener;
+import dev.fairing4j.core.internal.Owner;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,31 +17,39 @@ import java.util.Optional;
  * and returns the manifests without building or sending anything.
  */
 public final class Pipeline {
-  static final Pipeline EMPTY = new Pipeline(null, null, null, ProgressListener.NONE);
+  static final Pipeline EMPTY = new Pipeline(null, null, null, ProgressListener.NONE, null);
 
   private final Preprocessor preprocessor;
   private final ImageBuilder builder;
   private final Deployer deployer;
   private final ProgressListener progress;
+  // The runtime whose machinery runs use; null: the calling thread's (the shared one, usually).
+  private final Owner owner;
 
   private Pipeline(Preprocessor preprocessor, ImageBuilder builder, Deployer deployer,
-      ProgressListener progress) {
+      ProgressListener progress, Owner owner) {
     this.preprocessor = preprocessor;
     this.builder = builder;
     this.deployer = deployer;
     this.progress = progress;
+    this.owner = owner;
+  }
+
+  /** This pipeline run on {@code newOwner}'s machinery; see {@link FairingRuntime#pipeline()}. */
+  Pipeline ownedBy(Owner newOwner) {
+    return new Pipeline(preprocessor, builder, deployer, progress, newOwner);
   }
 
   /** Where the training code comes from. */
   public Pipeline preprocessor(Preprocessor newPreprocessor) {
     return new Pipeline(Objects.requireNonNull(newPreprocessor, "preprocessor"), builder, deployer,
-        progress);
+        progress, owner);
   }
 
   /** How the image is built and where it is pushed. */
   public Pipeline builder(ImageBuilder newBuilder) {
     return new Pipeline(preprocessor, Objects.requireNonNull(newBuilder, "builder"), deployer,
-        progress);
+        progress, owner);
   }
 
   /**
@@ -49,13 +58,13 @@ public final class Pipeline {
    */
   public Pipeline deployer(DeployerSource newDeployer) {
     return new Pipeline(preprocessor, builder,
-        Objects.requireNonNull(newDeployer, "deployer").asDeployer(), progress);
+        Objects.requireNonNull(newDeployer, "deployer").asDeployer(), progress, owner);
   }
 
   /** Who hears about build steps, bytes pushed and phase changes. */
   public Pipeline progress(ProgressListener listener) {
     return new Pipeline(preprocessor, builder, deployer,
-        GuardedListener.guard(Objects.requireNonNull(listener, "listener")));
+        GuardedListener.guard(Objects.requireNonNull(listener, "listener")), owner);
   }
 
   /** The preprocessor, if set. */
@@ -80,6 +89,10 @@ public final class Pipeline {
    * @throws InvalidInputException for bad configuration, before any network call
    */
   public TrainingJob run() {
+    return owner == null ? runOwned() : owner.call(this::runOwned);
+  }
+
+  private TrainingJob runOwned() {
     requireStages();
     // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
     // mistake, not a missing builder's, and must not cost a build and a push.
@@ -100,6 +113,10 @@ public final class Pipeline {
    * {@code repo@sha256:...}.
    */
   public String dryRun() {
+    return owner == null ? dryRunOwned() : owner.call(this::dryRunOwned);
+  }
+
+  private String dryRunOwned() {
     BuildContext context = prepareAndValidate();
     return effectiveDeployer().render(context,
         Optional.ofNullable(builder).map(b -> b.plannedImage(context)));

@@ -10,8 +10,9 @@ import java.util.function.LongSupplier;
 /**
  * A thread-safe map with a size limit and, optionally, an age limit: the least recently used
  * entry goes when a new one would exceed the size, and an entry older than the age is not
- * returned. For the SDK's JVM-wide caches (registry schemes and tokens, known blobs, interpreter
- * probes), which a service that runs for months must not let grow.
+ * returned. For the SDK's caches (registry schemes and tokens, known blobs, interpreter probes),
+ * which a service that runs for months must not let grow; a runtime's cache is one of its parts
+ * ({@link Owner#part}), and closing it forgets everything.
  *
  * <p>Why not Caffeine or Guava's cache: sdk-core and sdk-deployer depend on neither, and a few
  * small maps with one lock each are not worth a dependency of the whole SDK. Values are computed
@@ -20,7 +21,7 @@ import java.util.function.LongSupplier;
  * @param <K> key type
  * @param <V> value type
  */
-public final class BoundedCache<K, V> {
+public final class BoundedCache<K, V> implements AutoCloseable {
   private record Entry<V>(V value, long writtenNanos) {}
 
   private final int maxEntries;
@@ -109,6 +110,12 @@ public final class BoundedCache<K, V> {
   /** Forgets everything. */
   public synchronized void clear() {
     entries.clear();
+  }
+
+  /** Forgets everything: what the owner of a cache does when it closes. */
+  @Override
+  public void close() {
+    clear();
   }
 
   /** Entries held, expired ones that were not read since included. */

@@ -17,41 +17,49 @@ import java.util.function.Consumer;
  * pipeline's progress listener, so a terminal's updating line and a notebook's display show the
  * epoch, percent, time left and metrics during {@code waitForCompletion}. Every cluster's job
  * handle wraps its logs with this; narrowing ({@code tail}, {@code since}, {@code replica}) keeps
- * the wrapping. Snapshots pass through untouched.
+ * the wrapping. Snapshots pass through untouched. Streams start as the work of the runtime the
+ * job was submitted or attached on, whichever thread follows them, so closing that runtime ends
+ * them.
  */
 public final class ProgressTap implements JobLogs {
   private final JobLogs delegate;
   private final String job;
   private final ProgressListener listener;
+  private final Owner owner;
 
-  private ProgressTap(JobLogs delegate, String job, ProgressListener listener) {
+  private ProgressTap(JobLogs delegate, String job, ProgressListener listener, Owner owner) {
     this.delegate = delegate;
     this.job = job;
     this.listener = listener;
+    this.owner = owner;
   }
 
-  /** {@code logs} of {@code job} reporting to {@code listener}; unchanged for no listener. */
-  public static JobLogs wrap(JobLogs logs, String job, ProgressListener listener) {
+  /**
+   * {@code logs} of {@code job} reporting to {@code listener}, followed as {@code owner}'s work;
+   * unchanged for no listener and the shared owner.
+   */
+  public static JobLogs wrap(JobLogs logs, String job, ProgressListener listener, Owner owner) {
     Objects.requireNonNull(logs, "logs");
-    if (GuardedListener.isSilent(listener)) {
+    Objects.requireNonNull(owner, "owner");
+    if (GuardedListener.isSilent(listener) && owner == Owner.shared()) {
       return logs; // nobody to tell: the lines go straight through
     }
-    return new ProgressTap(logs, job, GuardedListener.guard(listener));
+    return new ProgressTap(logs, job, GuardedListener.guard(listener), owner);
   }
 
   @Override
   public JobLogs tail(int lines) {
-    return new ProgressTap(delegate.tail(lines), job, listener);
+    return new ProgressTap(delegate.tail(lines), job, listener, owner);
   }
 
   @Override
   public JobLogs since(Instant time) {
-    return new ProgressTap(delegate.since(time), job, listener);
+    return new ProgressTap(delegate.since(time), job, listener, owner);
   }
 
   @Override
   public JobLogs replica(String replica) {
-    return new ProgressTap(delegate.replica(replica), job, listener);
+    return new ProgressTap(delegate.replica(replica), job, listener, owner);
   }
 
   @Override
@@ -64,11 +72,11 @@ public final class ProgressTap implements JobLogs {
     Objects.requireNonNull(consumer, "consumer");
     TrainingTracker tracker = new TrainingTracker(job, MetricParser.defaults(),
         Clock.systemUTC());
-    return delegate.stream(line -> {
+    return owner.call(() -> delegate.stream(line -> {
       // The caller's consumer first: progress is a view of the lines, never in their way.
       consumer.accept(line);
       tracker.accept(line).ifPresent(listener::onEvent);
-    });
+    }));
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.OwnedObjects;
@@ -62,6 +63,8 @@ public final class KubernetesTrainingJob implements TrainingJob {
   private final JobRef job;
   private final Timings timings;
   private final ProgressListener progress;
+  // The runtime this handle was made under: its log followers are that runtime's.
+  private final Owner owner = Owner.current();
   // The job as its create returned it (a submitted handle): a wait starts from it instead of
   // reading the job again.
   private final Optional<Map<String, Object>> created;
@@ -236,7 +239,8 @@ public final class KubernetesTrainingJob implements TrainingJob {
   @Override
   public JobLogs logs() {
     // Followed, the lines also report training progress to the pipeline's listener.
-    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings), job.name(), progress);
+    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings), job.name(), progress,
+        owner);
   }
 
   /**

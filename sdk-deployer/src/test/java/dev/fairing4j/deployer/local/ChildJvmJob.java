@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
@@ -51,8 +52,11 @@ public final class ChildJvmJob {
     while (System.currentTimeMillis() < end) {
       List<Long> tree = job.processTree();
       boolean printed = job.logs().snapshot().stream().anyMatch(l -> l.text().equals("sleeping"));
+      // The replica can print before its supervisor's first record says Running (a fresh
+      // supervisor JVM under load): READY waits for both, as the parent checks both.
+      boolean running = job.status().phase() == JobPhase.RUNNING;
       // bwrap, its pid-1 helper, python and sleep (and the supervisor process, if any)
-      if (printed && tree.size() >= 4) {
+      if (printed && running && tree.size() >= 4) {
         System.out.println("READY " + tree.stream().map(String::valueOf)
             .collect(Collectors.joining(",")));
         System.out.flush();

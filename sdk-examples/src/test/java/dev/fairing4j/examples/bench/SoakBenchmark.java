@@ -2,6 +2,7 @@ package dev.fairing4j.examples.bench;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.FairingRuntime;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobPhase;
@@ -85,12 +86,14 @@ public final class SoakBenchmark {
         .withCommand(List.of("python", "-u", "/app/train.py"));
     List<Sample> samples = new ArrayList<>();
     samples.add(Sample.take("local", 0, state));
+    FairingRuntime runtime = FairingRuntime.create();
     long start = System.nanoTime();
     int lines = 0;
     int metrics = 0;
     for (int i = 1; i <= count; i++) {
-      TrainingJob job = Deployers.pyTorchJob("soak-" + i).on(cluster).asDeployer()
-          .deploy(context, Optional.empty(), ProgressListener.NONE);
+      String name = "soak-" + i;
+      TrainingJob job = runtime.call(() -> Deployers.pyTorchJob(name).on(cluster).asDeployer()
+          .deploy(context, Optional.empty(), ProgressListener.NONE));
       AtomicInteger followed = new AtomicInteger();
       try (LogStream stream = job.logs().follow(line -> followed.incrementAndGet())) {
         JobPhase phase = job.waitForCompletion(Duration.ofMinutes(2)).phase();
@@ -111,13 +114,16 @@ public final class SoakBenchmark {
     long millis = (System.nanoTime() - start) / 1_000_000;
     System.out.printf(Locale.ROOT, "bench.soak.local.lifecycles=%d ms_each=%.0f lines=%d"
         + " with_metrics=%d%n", count, millis / (double) count, lines, metrics);
-    return verdict("local", samples, count, lines >= count * 3L && metrics == count);
+    boolean closed = afterClose("local", runtime, state);
+    return verdict("local", samples, count, lines >= count * 3L && metrics == count) && closed;
   }
 
   private static boolean apiPhase(int count) throws Exception {
     List<Sample> samples = new ArrayList<>();
     long start;
     int succeeded = 0;
+    FairingRuntime runtime = FairingRuntime.create();
+    boolean closed;
     try (KubeApiServer server = KubeApiServer.start().withControllers()) {
       String ns = server.createNamespace("soak");
       KubernetesCluster cluster = Clusters.kubernetes().kubeconfig(server.kubeconfig(User.SDK,
@@ -129,8 +135,9 @@ public final class SoakBenchmark {
       for (int i = 1; i <= count; i++) {
         String name = "soak-" + i;
         Thread operator = ApiBenchmark.play(server, jobs + "/" + name, Duration.ofMillis(50));
-        TrainingJob job = Deployers.pyTorchJob(name).workers(1).on(cluster).asDeployer()
-            .deploy(context, Optional.of(ImageRef.parse(IMAGE)), ProgressListener.NONE);
+        TrainingJob job = runtime.call(() -> Deployers.pyTorchJob(name).workers(1).on(cluster)
+            .asDeployer().deploy(context, Optional.of(ImageRef.parse(IMAGE)),
+                ProgressListener.NONE));
         job.logs().snapshot();  // no kubelet here: no pods, no lines, but the calls are made
         succeeded += job.waitForCompletion(Duration.ofMinutes(1)).phase() == JobPhase.SUCCEEDED
             ? 1 : 0;
@@ -144,8 +151,49 @@ public final class SoakBenchmark {
       long millis = (System.nanoTime() - start) / 1_000_000;
       System.out.printf(Locale.ROOT, "bench.soak.api.lifecycles=%d ms_each=%.0f succeeded=%d%n",
           count, millis / (double) count, succeeded);
+      closed = afterClose("api", runtime, null);
     }
-    return verdict("api", samples, count, succeeded == count);
+    return verdict("api", samples, count, succeeded == count) && closed;
+  }
+
+  /**
+   * Closes the phase's runtime and prints what is left of it: threads named after it or after
+   * the SDK's work, and spare supervisor processes. Target: none of either.
+   */
+  private static boolean afterClose(String phase, FairingRuntime runtime, Path state)
+      throws InterruptedException {
+    String owner = runtime.toString().replaceAll("FairingRuntime\\((\\S+),.*", "$1");
+    runtime.close();
+    long threads = 0;
+    long spares = 0;
+    for (int i = 0; i < 100; i++) { // a closed pool's threads end after their current task
+      threads = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+          .filter(t -> t.getName().endsWith("(" + owner + ")")
+              || t.getName().startsWith("fairing4j-watch-")
+              || t.getName().startsWith("fairing4j-logs-")
+              || t.getName().startsWith("fairing4j-phases-"))
+          .count();
+      spares = ProcessHandle.current().children().filter(Sample::isWaitingSpare).count();
+      if (threads == 0 && spares == 0) {
+        break;
+      }
+      Thread.sleep(50);
+    }
+    Sample closed = Sample.take(phase, -1, state);
+    boolean ok = threads == 0 && spares == 0;
+    // What is alive after close, by name without numbers: the JVM's, the libraries', the
+    // fixture's; none of the runtime's.
+    String names = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        .map(t -> t.getName().replaceAll("[0-9]+", "N"))
+        .collect(java.util.stream.Collectors.groupingBy(n -> n, java.util.TreeMap::new,
+            java.util.stream.Collectors.counting()))
+        .entrySet().stream().map(e -> e.getValue() == 1 ? e.getKey()
+            : e.getKey() + " x" + e.getValue())
+        .collect(java.util.stream.Collectors.joining(", "));
+    System.out.printf("bench.soak.%s.after_close=%s (runtime threads left %d, spare supervisors"
+        + " left %d; live threads %d: %s; fds %d)%n", phase, pass(ok), threads, spares,
+        closed.threads(), names, closed.fds());
+    return ok;
   }
 
   /** Samples after warm-up (a tenth), halfway and at the end. */
@@ -205,8 +253,9 @@ public final class SoakBenchmark {
       long stateBytes = state == null ? 0 : CacheEntries.bytes(state);
       Sample sample = new Sample(heap, threads, fds, children.size(), children.size() - spares,
           cache, stateBytes);
-      System.out.printf(Locale.ROOT, "bench.soak.%s.at_%d: heap_mib=%d threads=%d fds=%d"
-          + " children=%d job_processes=%d cache_mib=%d state_kib=%d (%s)%n", phase, done,
+      System.out.printf(Locale.ROOT, "bench.soak.%s.%s: heap_mib=%d threads=%d fds=%d"
+          + " children=%d job_processes=%d cache_mib=%d state_kib=%d (%s)%n", phase,
+          done < 0 ? "closed" : "at_" + done,
           heap >> 20, threads, fds, children.size(), sample.jobProcesses(), cache >> 20,
           stateBytes >> 10, Instant.now());
       return sample;

@@ -13,8 +13,6 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.internal.BoundedCache;
-import dev.fairing4j.core.internal.JvmWide;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +24,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -54,15 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 final class DirectPush {
   private static final Logger LOG = LoggerFactory.getLogger(DirectPush.class);
-  /**
-   * Blobs known to be in a repository ({@code registry/repository} -> digests), this JVM. Each
-   * edit adds a code layer, so a repository's set keeps the {@value #KNOWN_BLOBS} newest digests:
-   * a forgotten one costs a HEAD or an upload, never a wrong image.
-   */
-  @JvmWide(why = "every build of the JVM to a repository skips the blobs an earlier one pushed",
-      bound = "64 repositories (least recently used forgotten), 1024 digests each (oldest first)")
-  private static final BoundedCache<String, Set<String>> KNOWN = BoundedCache.ofSize(64);
-  private static final int KNOWN_BLOBS = 1024;
+  /** How many digests a repository's known set keeps (see {@link BuildParts#knownBlobs}). */
+  static final int KNOWN_BLOBS = 1024;
   /**
    * Blobs up to this size are uploaded without asking first whether the registry has them: the
    * question costs a round trip, the answer is almost always no (a changed layer is new), and a
@@ -71,15 +59,6 @@ final class DirectPush {
   private static final long ASK_FIRST_BYTES = 256 * 1024;
   /** The largest layer held in memory for an upload; a larger new layer goes through Jib. */
   private static final long MAX_LAYER_BYTES = 64L * 1024 * 1024;
-  /** The threads of pushes and of the reads started ahead of them: blocking I/O, daemons. */
-  @JvmWide(why = "a build's reads start ahead of its push and outlive the call that started "
-      + "them; daemons, so they never hold the JVM", bound = "one thread per concurrent blob "
-      + "transfer; an idle thread ends after 60 s (a cached pool)")
-  static final ExecutorService EXECUTOR = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "fairing4j-push");
-    thread.setDaemon(true);
-    return thread;
-  });
 
   private DirectPush() {}
 
@@ -124,7 +103,7 @@ final class DirectPush {
     static OpenUploads afterFreeTag(RegistryClient client, ImageRef planned,
         CompletableFuture<Optional<RegistryClient.Manifest>> tag) {
       OpenUploads uploads = new OpenUploads(client, planned.repository());
-      Set<String> known = KNOWN.get(repositoryKey(planned)).orElse(Set.of());
+      Set<String> known = BuildParts.current().knownBlobs.get(repositoryKey(planned)).orElse(Set.of());
       if (!known.isEmpty()) {
         for (int i = 0; i < 2; i++) {
           uploads.opened.add(tag.thenApplyAsync(manifest -> {
@@ -136,7 +115,7 @@ final class DirectPush {
             } catch (java.io.IOException e) {
               throw new CompletionException(e);
             }
-          }, EXECUTOR));
+          }, BuildParts.current().executor));
         }
       }
       return uploads;
@@ -161,7 +140,7 @@ final class DirectPush {
     /** Cancels the uploads opened ahead and not used (in the background). */
     synchronized void cancelUnused() {
       for (CompletableFuture<String> ahead : opened.subList(taken, opened.size())) {
-        ahead.thenAcceptAsync(location -> client.cancelUpload(repository, location), EXECUTOR);
+        ahead.thenAcceptAsync(location -> client.cancelUpload(repository, location), BuildParts.current().executor);
       }
       taken = opened.size();
     }
@@ -286,7 +265,7 @@ final class DirectPush {
 
   /** Forgets which blobs repositories hold (tests that delete them behind the SDK's back). */
   static void forgetKnownBlobs() {
-    KNOWN.clear();
+    BuildParts.current().knownBlobs.clear();
   }
 
   private static Assembled assemble(BuildContext context, ImageTemplates.Template template,
@@ -360,7 +339,7 @@ final class DirectPush {
       } catch (Exception e) {
         throw new CompletionException(e);
       }
-    }, EXECUTOR);
+    }, BuildParts.current().executor);
   }
 
   private static byte[] contentOf(CachedLayer layer) throws java.io.IOException {
@@ -422,7 +401,7 @@ final class DirectPush {
           image.manifest());
     } catch (java.io.IOException e) {
       // e.g. MANIFEST_BLOB_UNKNOWN: a blob thought present was deleted (garbage collection)
-      KNOWN.remove(repositoryKey(planned));
+      BuildParts.current().knownBlobs.remove(repositoryKey(planned));
       throw new CompletionException(e);
     }
     if (!digest.equals(image.digest())) {
@@ -453,11 +432,11 @@ final class DirectPush {
       } catch (Exception e) {
         throw new CompletionException(e);
       }
-    }, EXECUTOR);
+    }, BuildParts.current().executor);
   }
 
   private static Set<String> known(ImageRef repository) {
-    return KNOWN.computeIfAbsent(repositoryKey(repository), key -> Collections.synchronizedSet(
+    return BuildParts.current().knownBlobs.computeIfAbsent(repositoryKey(repository), key -> Collections.synchronizedSet(
         Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
           private static final long serialVersionUID = 1L;
 

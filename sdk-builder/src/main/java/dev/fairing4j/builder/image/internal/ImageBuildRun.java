@@ -182,7 +182,7 @@ public final class ImageBuildRun {
           } catch (IOException e) {
             throw new CompletionException(e);
           }
-        }, DirectPush.EXECUTOR);
+        }, BuildParts.current().executor);
     return Optional.of(new TargetReads(client, tag, DirectPush.OpenUploads.afterFreeTag(client,
         planned, tag), DirectPush.buildLayers(settings, context)));
   }

@@ -3,8 +3,6 @@ package dev.fairing4j.builder.image.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Layer;
-import dev.fairing4j.core.internal.BoundedCache;
-import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -14,7 +12,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +31,6 @@ final class ImageTemplates {
   private static final Logger LOG = LoggerFactory.getLogger(ImageTemplates.class);
   /** Changes whenever {@link DirectPush} assembles images differently; part of every key. */
   private static final String VERSION = "direct-1";
-  /** The files read or written lately: a repeated build reads none (the edit loop). */
-  @JvmWide(why = "the files are shared by every build of the JVM (and other JVMs); memory only "
-      + "saves reading them again", bound = "64 templates (a few kilobytes each), least recently "
-      + "used forgotten")
-  private static final BoundedCache<Path, Template> MEMORY = BoundedCache.ofSize(64);
   /**
    * The jib-core that wrote the templates: another version may write its JSON differently, and a
    * template must give exactly what the Jib on the class path would.
@@ -86,7 +78,7 @@ final class ImageTemplates {
   /** The template stored under {@code key}, from memory or from {@code directory}. */
   static Optional<Template> find(Path directory, String key) {
     Path file = directory.resolve(key + ".json");
-    Optional<Template> known = MEMORY.get(file);
+    Optional<Template> known = BuildParts.current().templates.get(file);
     if (known.isPresent()) {
       return known;
     }
@@ -103,7 +95,7 @@ final class ImageTemplates {
       if (template.mediaType().isEmpty() || template.applicationLayers() < 0) {
         return Optional.empty();
       }
-      MEMORY.put(file, template);
+      BuildParts.current().templates.put(file, template);
       return Optional.of(template);
     } catch (IOException | IllegalArgumentException e) {
       LOG.debug("ignoring the unreadable image template {} ({})", file, e.toString());
@@ -114,7 +106,7 @@ final class ImageTemplates {
   /** Stores {@code template} under {@code key}; a failure to write it is only logged. */
   static void remember(Path directory, String key, Template template) {
     Path file = directory.resolve(key + ".json");
-    MEMORY.put(file, template);
+    BuildParts.current().templates.put(file, template);
     ObjectNode json = Json.MAPPER.createObjectNode();
     Base64.Encoder base64 = Base64.getEncoder();
     json.put("mediaType", template.mediaType());
@@ -138,6 +130,6 @@ final class ImageTemplates {
 
   /** Forgets the templates held in memory (tests: the files stay). */
   static void forgetInMemory() {
-    MEMORY.clear();
+    BuildParts.current().templates.clear();
   }
 }

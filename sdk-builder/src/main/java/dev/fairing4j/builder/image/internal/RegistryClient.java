@@ -2,8 +2,6 @@ package dev.fairing4j.builder.image.internal;
 
 import dev.fairing4j.builder.ImageBuildException;
 import dev.fairing4j.core.ImageRef;
-import dev.fairing4j.core.internal.BoundedCache;
-import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -13,7 +11,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -47,10 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegistryClient {
   private static final Logger LOG = LoggerFactory.getLogger(RegistryClient.class);
-  @JvmWide(why = "which scheme a registry speaks holds for every client and build of the JVM, "
-      + "and finding out costs a failed handshake", bound = "256 registries, least recently used "
-      + "forgotten")
-  private static final BoundedCache<SchemeKey, String> SCHEMES = BoundedCache.ofSize(256);
   private static final Pattern AUTH_PARAM = Pattern.compile("(\\w+)=\"([^\"]*)\"");
   private static final String MANIFEST_TYPES = String.join(", ",
       "application/vnd.oci.image.manifest.v1+json",
@@ -62,16 +55,8 @@ public final class RegistryClient {
   private final Optional<RegistryCredential> credential;
   private final boolean allowHttp;
   private final Supplier<SSLContext> sslContext;
-  /**
-   * Authorization headers by registry, user, password hash and scope: an edit loop's builds would
-   * otherwise each start with a 401 and a token request per scope. One that expired earns a 401,
-   * and is replaced then; none is kept past 30 minutes, so a token does not sit in the heap for
-   * the life of a service.
-   */
-  @JvmWide(why = "each build makes its own client; a token serves every build of the JVM",
-      bound = "256 registry, user and scope keys, each forgotten 30 minutes after it was issued")
-  private static final BoundedCache<String, String> AUTHORIZATIONS =
-      BoundedCache.ofSizeAndAge(256, Duration.ofMinutes(30));
+  // The runtime's memory of schemes and tokens (see BuildParts), for every request of this client.
+  private final BuildParts parts = BuildParts.current();
 
   /**
    * A client for {@code registry} ({@code host[:port]}, {@code docker.io} for Docker Hub).
@@ -279,13 +264,13 @@ public final class RegistryClient {
    */
   private Reply exchange(Call request) throws IOException {
     SchemeKey key = new SchemeKey(registry, allowHttp);
-    String cached = SCHEMES.get(key).orElse(null);
+    String cached = parts.schemes.get(key).orElse(null);
     if (cached != null) {
       try {
         return send(cached, request);
       } catch (SSLException | ConnectException | PlainHttpRefused e) {
         // The registry on this port changed since (tests reuse ports): find out again.
-        SCHEMES.remove(key, cached);
+        parts.schemes.remove(key, cached);
       }
     }
     List<String> schemes = !allowHttp ? List.of("https")
@@ -293,7 +278,7 @@ public final class RegistryClient {
     for (int i = 0; ; i++) {
       try {
         Reply response = send(schemes.get(i), request);
-        SCHEMES.put(key, schemes.get(i));
+        parts.schemes.put(key, schemes.get(i));
         return response;
       } catch (SSLException | ConnectException | SocketTimeoutException
           | UnknownHostException | PlainHttpRefused e) {
@@ -332,11 +317,11 @@ public final class RegistryClient {
     }
     String scope = request.scope();
     String cacheKey = authorizationKey(scope);
-    Reply response = call(uri, request, AUTHORIZATIONS.get(cacheKey).orElse(null));
+    Reply response = call(uri, request, parts.authorizations.get(cacheKey).orElse(null));
     if (response.statusCode() == 401) {
       Optional<String> authorization = authorize(response, scope);
       if (authorization.isPresent()) {
-        AUTHORIZATIONS.put(cacheKey, authorization.get());
+        parts.authorizations.put(cacheKey, authorization.get());
         response = call(uri, request, authorization.get());
       }
       if (response.statusCode() == 401 || response.statusCode() == 403) {
@@ -499,6 +484,6 @@ public final class RegistryClient {
 
   /** Forgets which scheme each registry speaks (tests start registries on reused ports). */
   public static void forgetSchemes() {
-    SCHEMES.clear();
+    BuildParts.current().schemes.clear();
   }
 }

@@ -11,6 +11,7 @@ import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.deployer.local.internal.logs.LocalJobLogs;
@@ -46,6 +47,8 @@ public final class LocalTrainingJob implements TrainingJob {
   private final String namespace;
   private final boolean killOnTimeout;
   private final ProgressListener progress;
+  // The runtime this handle was made under: its log followers are that runtime's.
+  private final Owner owner = Owner.current();
 
   /** A handle on the job in {@code jobDir}, as attached: followed logs report nowhere. */
   public LocalTrainingJob(StateStore store, Path jobDir, String kind, String name,
@@ -180,7 +183,7 @@ public final class LocalTrainingJob implements TrainingJob {
   @Override
   public JobLogs logs() {
     return ProgressTap.wrap(new LocalJobLogs(this::current, this::finished, jobDir), name,
-        progress);
+        progress, owner);
   }
 
   @Override

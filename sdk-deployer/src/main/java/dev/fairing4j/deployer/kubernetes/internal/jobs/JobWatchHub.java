@@ -88,6 +88,19 @@ public final class JobWatchHub {
     return subscription;
   }
 
+  /**
+   * Ends every shared watch now: each waiter is handed {@code why} to throw, and the threads end.
+   * What the owning connection does when its runtime closes.
+   */
+  public void close(RuntimeException why) {
+    List<SharedWatch> all;
+    synchronized (watches) {
+      all = List.copyOf(watches.values());
+      watches.clear();
+    }
+    all.forEach(watch -> watch.end(why));
+  }
+
   /** A waiter's registration: the signals about its job, in the order they were seen. */
   public static final class Subscription implements AutoCloseable {
     private final SharedWatch watch;
@@ -171,6 +184,22 @@ public final class JobWatchHub {
       }
       if (waiters.isEmpty() && open != null) {
         open.close(); // nobody listens: end the watch now rather than at its server timeout
+      }
+    }
+
+    /** Tells every waiter {@code why}, forgets them, and ends the watch and its thread. */
+    void end(RuntimeException why) {
+      broadcast(new Signal.Failed(why));
+      Thread running;
+      synchronized (this) {
+        waiters.clear();
+        if (open != null) {
+          open.close();
+        }
+        running = thread;
+      }
+      if (running != null) {
+        running.interrupt();
       }
     }
 

@@ -1,5 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterConfig;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterConfigResolver;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterSettings;
@@ -13,8 +15,16 @@ import java.util.Objects;
  * The lazily opened connection of one cluster value: the configuration is resolved on the first
  * call that needs it (files only), the client on the first call that needs the network. A cold
  * JVM that only renders manifests never pays for either.
+ *
+ * <p>The runtime whose work opens the client (a pipeline's run, a wait, a client call) owns what
+ * it opened: its connection pool and shared watches. When that runtime closes, waits on the
+ * watches fail saying so and the pool is emptied; the next call opens them again, for the
+ * runtime it works for then.
  */
 public final class KubeConnection {
+  // Closes what the connection opened when the runtime that opened it closes; held here so the
+  // runtime's weak tracking keeps it exactly as long as this connection lives.
+  private final AutoCloseable release = this::release;
   private final ClusterSettings settings;
   private final KubeEnvironment environment;
   private final Timings timings;
@@ -48,8 +58,28 @@ public final class KubeConnection {
       ApiClient client = resolved.clients().get()
           .setReadTimeout((int) timings.requestTimeout().toMillis());
       rest = new KubeRest(client, resolved).withBudget(timings.retryBudget());
+      Owner.current().track(release);
     }
     return rest;
+  }
+
+  private void release() {
+    KubeRest opened;
+    JobWatchHub hub;
+    synchronized (this) {
+      opened = rest;
+      hub = watches;
+      rest = null;
+      watches = null;
+    }
+    if (hub != null) {
+      hub.close(FairingException.of("wait for the job",
+          "the FairingRuntime this wait ran on was closed",
+          "attach to the job again from an open runtime (the job itself keeps running)"));
+    }
+    if (opened != null) {
+      opened.release();
+    }
   }
 
   /**

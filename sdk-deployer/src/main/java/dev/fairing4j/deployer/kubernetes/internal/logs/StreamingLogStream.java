@@ -4,6 +4,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
@@ -70,6 +71,10 @@ public final class StreamingLogStream implements LogStream {
   private final Object deliveryLock = new Object();
   private final List<Thread> threads = new ArrayList<>();
   private final Set<LogConnection> open = new HashSet<>();
+  // The runtime this stream was started for closes it without the drain close() allows; held
+  // here so the runtime's weak tracking keeps it exactly as long as this stream lives.
+  private final AutoCloseable cut = this::cut;
+  private final Owner owner = Owner.current();
 
   private StreamingLogStream(KubeRest rest, JobRef job, LogSelection selection, Timings timings,
       Consumer<LogLine> consumer) {
@@ -84,6 +89,7 @@ public final class StreamingLogStream implements LogStream {
   public static StreamingLogStream start(KubeRest rest, JobRef job, LogSelection selection,
       Timings timings, Consumer<LogLine> consumer) {
     StreamingLogStream stream = new StreamingLogStream(rest, job, selection, timings, consumer);
+    stream.owner.track(stream.cut);
     stream.spawn("fairing4j-logs-" + job.name(), stream::discover);
     return stream;
   }
@@ -109,6 +115,10 @@ public final class StreamingLogStream implements LogStream {
       // Followers of ended pods stop at the end of their logs; the discovery thread joins them.
       awaitEnd(DRAIN_ON_CLOSE);
     }
+    cut();
+  }
+
+  private void cut() {
     if (closed.compareAndSet(false, true)) {
       synchronized (open) {
         open.forEach(LogConnection::close);
@@ -118,6 +128,7 @@ public final class StreamingLogStream implements LogStream {
       }
       ended.countDown();
     }
+    owner.forget(cut);
   }
 
   // Whether the job has ended, by what discovery saw or, just after a wait returned, by asking.
@@ -185,6 +196,7 @@ public final class StreamingLogStream implements LogStream {
       }
     } finally {
       ended.countDown();
+      owner.forget(cut);
     }
   }
 

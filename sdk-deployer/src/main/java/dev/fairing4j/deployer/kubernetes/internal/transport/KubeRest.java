@@ -91,6 +91,16 @@ public final class KubeRest {
     return new KubeRest(client, config, budget, OptionalLong.of(deadlineNanos));
   }
 
+  /**
+   * Closes the idle connections of this client's pool and ends its dispatcher's threads: what
+   * the owning connection does when its runtime closes. Calls in flight finish or fail on their
+   * own; this client is not used again.
+   */
+  public void release() {
+    client.getHttpClient().dispatcher().executorService().shutdown();
+    client.getHttpClient().connectionPool().evictAll();
+  }
+
   /** The same client, keeping on for {@code budget} per call (tests shorten it). */
   public KubeRest withBudget(Duration budget) {
     return new KubeRest(client, config, budget, deadlineNanos);

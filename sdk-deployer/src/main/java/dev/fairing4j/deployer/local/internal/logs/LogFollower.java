@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local.internal.logs;
 
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import java.nio.file.Path;
@@ -30,6 +31,10 @@ final class LogFollower implements LogStream {
   private final BooleanSupplier jobEnded;
   private volatile boolean closed;
   private Thread thread;
+  // The runtime this follower was started for stops it without the drain close() allows; held
+  // here so the runtime's weak tracking keeps it exactly as long as this follower lives.
+  private final AutoCloseable cut = this::cut;
+  private final Owner owner = Owner.current();
 
   private LogFollower(BooleanSupplier jobEnded) {
     this.jobEnded = jobEnded;
@@ -46,6 +51,7 @@ final class LogFollower implements LogStream {
     follower.thread = new Thread(() -> follower.follow(jobDir, replicas, toLine, tail, finished,
         consumer), "fairing4j-logs-" + jobDir.getFileName());
     follower.thread.setDaemon(true);
+    follower.owner.track(follower.cut);
     follower.thread.start();
     return follower;
   }
@@ -102,6 +108,7 @@ final class LogFollower implements LogStream {
       // closed
     } finally {
       ended.countDown();
+      owner.forget(cut);
     }
   }
 
@@ -126,7 +133,12 @@ final class LogFollower implements LogStream {
       // The follower ends by itself once the job settled, after the last line of each replica.
       awaitEnd(DRAIN_ON_CLOSE);
     }
+    cut();
+  }
+
+  private void cut() {
     closed = true;
+    owner.forget(cut);
     if (thread != Thread.currentThread()) {
       thread.interrupt();
       try {

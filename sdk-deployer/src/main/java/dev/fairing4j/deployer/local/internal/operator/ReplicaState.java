@@ -1,11 +1,10 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
-import dev.fairing4j.deployer.local.internal.runtime.ReplicaProcess;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
-import java.util.concurrent.ScheduledFuture;
 
 /**
- * The supervisor's mutable view of one replica, touched only on the supervisor's thread.
+ * The operator's mutable view of one replica ({@link JobMachine}), touched only on the
+ * supervisor's thread.
  */
 final class ReplicaState {
   final ReplicaId id;
@@ -18,8 +17,10 @@ final class ReplicaState {
   boolean created;
   int attempt;
   boolean stopRequested;
-  ReplicaProcess process;
-  ScheduledFuture<?> pendingStart;
+  /** The replica's process while it runs; null otherwise. */
+  MachineEffects.Started running;
+  /** Its restart, while one waits out a back-off. */
+  MachineEffects.Timer pendingStart;
 
   ReplicaState(ReplicaId id, JobPlan.Group group) {
     this.id = id;
@@ -27,13 +28,13 @@ final class ReplicaState {
   }
 
   boolean isRunning() {
-    return process != null;
+    return running != null;
   }
 
   JobRecord.Replica toRecord(String node) {
-    ReplicaProcess p = process;
+    MachineEffects.Started p = running;
     return new JobRecord.Replica(id.type(), id.index(), id.podName(), id.shortName(),
         id.container(), phase, reason, message, restarts, exitCode,
-        p == null ? null : p.pid(), p == null ? null : p.started().toString(), node, created);
+        p == null ? null : p.pid(), p == null ? null : p.at().toString(), node, created);
   }
 }

@@ -3,7 +3,7 @@ package dev.fairing4j.deployer.local.internal.python;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.internal.BoundedCache;
-import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Owner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,10 +35,11 @@ public final class PythonProbe {
   private static final ObjectMapper JSON = new ObjectMapper();
   // Only successful probes are remembered: after a failed one the user may install the package
   // and run the same cell again.
-  @JvmWide(why = "an interpreter and its modules answer the same for every job of the JVM; a "
-      + "probe starts Python (about 100 ms)", bound = "64 interpreter, module set and path "
-      + "keys, least recently used forgotten; only probes that found every module are kept")
-  private static final BoundedCache<String, Result> CACHE = BoundedCache.ofSize(64);
+  // A runtime's part: 64 interpreter, module set and path keys, least recently used forgotten (a
+  // probe starts Python, about 100 ms).
+  private static BoundedCache<String, Result> cache() {
+    return Owner.current().part(PythonProbe.class, () -> BoundedCache.ofSize(64));
+  }
 
   private PythonProbe() {}
 
@@ -73,7 +74,7 @@ public final class PythonProbe {
   public static Optional<Result> probe(Path python, Set<String> modules,
       List<Path> extraPath, boolean noUserSite) {
     String key = python + "|" + modules + "|" + extraPath + "|" + noUserSite;
-    Optional<Result> cached = CACHE.get(key);
+    Optional<Result> cached = cache().get(key);
     if (cached.isPresent()) {
       return cached;
     }
@@ -103,7 +104,7 @@ public final class PythonProbe {
           json.get("version").asText(), paths(json.get("prefixes")), paths(json.get("path")),
           strings(json.get("missing")));
       if (result.missing().isEmpty()) {
-        CACHE.put(key, result);
+        cache().put(key, result);
       }
       return Optional.of(result);
     } catch (IOException | RuntimeException e) {

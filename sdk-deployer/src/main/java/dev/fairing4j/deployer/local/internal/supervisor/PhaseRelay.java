@@ -3,6 +3,7 @@ package dev.fairing4j.deployer.local.internal.supervisor;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.deployer.local.internal.runtime.ProcessGroups;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.PhaseReporter;
@@ -16,11 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Tells the submitting JVM's progress listener about the phase changes of a job supervised by a
  * process of its own, as an in-JVM supervisor does: a daemon thread reads the job's record a few
- * times a second until the job settles, is deleted or loses its supervisor, or this JVM exits.
+ * times a second until the job settles, is deleted or loses its supervisor, or the runtime that
+ * submitted it closes.
  * A wait that sees the job end first calls {@link #catchUp}, so the last change reaches the
  * listener before the wait returns (a notebook only shows what arrives while its cell runs).
  */
-public final class PhaseRelay {
+public final class PhaseRelay implements AutoCloseable {
   private static final long POLL_MILLIS = 200;
   @JvmWide(why = "a wait on any handle of the job catches up the relay its "
       + "submit started",
@@ -32,19 +34,44 @@ public final class PhaseRelay {
   private final StateStore store;
   private final Path jobDir;
   private final PhaseReporter phases;
+  private final Owner owner;
+  private Thread thread;
 
-  private PhaseRelay(StateStore store, Path jobDir, String name, ProgressListener listener) {
+  private PhaseRelay(StateStore store, Path jobDir, String name, ProgressListener listener,
+      Owner owner) {
+    this.owner = owner;
     this.store = store;
     this.jobDir = jobDir;
     this.phases = new PhaseReporter(name, listener);
   }
 
   public static void start(StateStore store, Path jobDir, String name, ProgressListener listener) {
-    PhaseRelay relay = new PhaseRelay(store, jobDir, name, listener);
+    Owner owner = Owner.current();
+    PhaseRelay relay = new PhaseRelay(store, jobDir, name, listener, owner);
     RELAYS.put(jobDir, relay);
-    Thread thread = new Thread(relay::relay, "fairing4j-phases-" + name);
-    thread.setDaemon(true);
-    thread.start();
+    owner.track(relay);
+    synchronized (relay) {
+      relay.thread = owner.thread("fairing4j-phases-" + name, relay::relay);
+      relay.thread.start();
+    }
+  }
+
+  /** Stops relaying: the runtime that submitted the job is closing. */
+  @Override
+  public void close() {
+    Thread running;
+    synchronized (this) {
+      running = thread;
+    }
+    if (running != null) {
+      running.interrupt();
+    }
+    RELAYS.remove(jobDir, this);
+  }
+
+  @Override
+  public String toString() {
+    return "the phase relay of " + jobDir;
   }
 
   /** Reports a change the relay has not reported yet, on the calling thread. */
@@ -66,6 +93,7 @@ public final class PhaseRelay {
       }
     } finally {
       RELAYS.remove(jobDir, this);
+      owner.forget(this);
     }
   }
 

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.core.internal.JvmWide;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.deployer.local.internal.runtime.HostTools;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import java.io.File;
@@ -38,9 +38,10 @@ import org.slf4j.LoggerFactory;
  * this JVM loaded them, so it works in a notebook kernel too), in a session of its own
  * ({@code setsid}: a Ctrl-C in the user's terminal does not reach it), with every signal at its
  * default ({@link SignalDefaults}). It reads its job from a pipe: when this JVM exits, or retires
- * a spare unused for five minutes, the pipe closes and a waiting spare exits.
+ * a spare unused for five minutes, or its runtime closes, the pipe closes and a waiting spare
+ * exits. Each {@link dev.fairing4j.core.FairingRuntime} keeps its own spare.
  */
-final class SpareSupervisors {
+final class SpareSupervisors implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SpareSupervisors.class);
   private static final Duration IDLE = Duration.ofMinutes(5);
   /** Small and quick to start: one job's supervision needs little heap and no C2. */
@@ -53,26 +54,23 @@ final class SpareSupervisors {
   /** A user's agent or debugger options are meant for the user's JVM, not this one. */
   private static final List<String> DROPPED_ENV =
       List.of("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH");
-  @JvmWide(why = "it retires the one spare supervisor this JVM keeps (see the "
-      + "class comment)",
-      bound = "one daemon thread")
-  private static final ScheduledExecutorService KEEPER =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "fairing4j-spare-supervisor");
-        t.setDaemon(true);
-        return t;
-      });
+  /** Starts and retires this runtime's spare; its one daemon thread ends with {@link #close()}. */
+  private final ScheduledExecutorService keeper;
+  /** The booted supervisor waiting for the next submit of this runtime, if any. */
+  private Process spare;
+  private ScheduledFuture<?> retirement;
+  private boolean closed;
 
-  @JvmWide(why = "one booted supervisor serves the next submit of any client in "
-      + "the JVM",
-      bound = "one process, retired after 5 minutes unused; its pipe closes "
-      + "when the JVM exits")
-  private static Process spare;
-  @JvmWide(why = "the spare's retirement (see spare)",
-      bound = "one")
-  private static ScheduledFuture<?> retirement;
+  private SpareSupervisors(Owner owner) {
+    keeper = Executors.newSingleThreadScheduledExecutor(
+        task -> owner.thread("fairing4j-spare-supervisor", task));
+  }
 
-  private SpareSupervisors() {}
+  /** The spares of the runtime the calling thread submits for. */
+  private static SpareSupervisors current() {
+    Owner owner = Owner.current();
+    return owner.part(SpareSupervisors.class, () -> new SpareSupervisors(owner));
+  }
 
   /**
    * A supervisor process, booted or booting, that waits for its job on stdin; another spare is
@@ -82,7 +80,11 @@ final class SpareSupervisors {
    *     (a spare's output goes nowhere until then; one that failed to boot is not taken)
    * @throws FairingException when no JVM can be started
    */
-  static synchronized Process take(Path log) {
+  static Process take(Path log) {
+    return current().takeSpare(log);
+  }
+
+  private synchronized Process takeSpare(Path log) {
     Process taken = spare;
     spare = null;
     if (retirement != null) {
@@ -92,24 +94,43 @@ final class SpareSupervisors {
     if (taken == null || !taken.isAlive()) {
       taken = start(ProcessBuilder.Redirect.appendTo(log.toFile()));
     }
-    KEEPER.execute(SpareSupervisors::replenish);
+    if (!closed) {
+      keeper.execute(this::replenish);
+    }
     return taken;
   }
 
-  private static synchronized void replenish() {
-    if (spare != null && spare.isAlive()) {
+  private synchronized void replenish() {
+    if (closed || spare != null && spare.isAlive()) {
       return;
     }
     try {
       spare = start(ProcessBuilder.Redirect.DISCARD);
-      retirement = KEEPER.schedule(SpareSupervisors::retire, IDLE.toMillis(),
+      retirement = keeper.schedule(this::retire, IDLE.toMillis(),
           TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       LOG.debug("cannot start a spare supervisor process; the next submit starts its own", e);
     }
   }
 
-  private static synchronized void retire() {
+  /** Retires the waiting spare (its pipe closes, so it exits) and ends the keeper thread. */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (retirement != null) {
+      retirement.cancel(false);
+      retirement = null;
+    }
+    retire();
+    keeper.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "the spare local supervisor";
+  }
+
+  private synchronized void retire() {
     if (spare != null) {
       try {
         spare.getOutputStream().close();
