@@ -234,7 +234,10 @@ class ClusterBehaviourIT {
                 .contains(".backoffLimit(n)");
             assertThat(e.failedReplica()).contains("master-0");
             assertThat(e.exitCode()).contains(1);
-            assertThat(e.lastLines()).endsWith("cannot train: no data");
+            // In the log's order, which need not be the script's: containerd stamps stdout
+            // and stderr as its two readers see them, and two lines written a moment apart on
+            // the two streams came in either order (seen in CI under load).
+            assertThat(e.lastLines()).contains("cannot train: no data");
           });
     } finally {
       job.delete();

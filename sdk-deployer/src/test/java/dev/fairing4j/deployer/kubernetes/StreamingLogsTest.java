@@ -215,6 +215,42 @@ class StreamingLogsTest {
   }
 
   @Test
+  void aStatusThatLagsTheKubeletLosesNoLineOfTheRunBeforeTheRestart() {
+    // Seen on the real cluster in CI, under load, and not to be produced there on demand (hence
+    // this fake): the pod's status still named the first instance, running, while the kubelet
+    // already served the restarted one's log. The stream took the second run's line for the
+    // first's, then read the first run's log only from after that line: its lines were lost.
+    pod("master", 0, running("c1"));
+    String restarted = """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1",
+         "finishedAt":"2024-05-01T12:00:00Z"}}}]}""".replace("\n", "");
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
+        () -> pod("master", 0, restarted));
+    log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing")
+        + line("12:00:00.200000000", "first run: exit 7"), () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
+        + line("12:00:02.100000000", "second run: done"), () -> {
+          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
+              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
+          jobPhase.set("Succeeded");
+        });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    // The first run's lines come late, after the line the stream took for theirs, but come.
+    assertThat(seen).containsExactly("[master-0] second run", "[master-0] first run: failing",
+        "[master-0] first run: exit 7", "[master-0] second run: done");
+    assertThat(logRequests).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
+        .singleElement().satisfies(r ->
+            assertThat(r.getUrl().queryParameter("sinceTime")).isNull());
+  }
+
+  @Test
   void theKubeletsAnswerForARemovedContainerIsANoteNotALine() {
     // Seen on a real cluster: once the pod is over the kubelet removes the earlier run's
     // container and answers the previous log with 200 and this line, without a timestamp.

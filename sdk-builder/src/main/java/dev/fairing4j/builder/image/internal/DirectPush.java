@@ -103,7 +103,8 @@ final class DirectPush {
     static OpenUploads afterFreeTag(RegistryClient client, ImageRef planned,
         CompletableFuture<Optional<RegistryClient.Manifest>> tag) {
       OpenUploads uploads = new OpenUploads(client, planned.repository());
-      Set<String> known = BuildParts.current().knownBlobs.get(repositoryKey(planned)).orElse(Set.of());
+      Set<String> known = BuildParts.current().knownBlobs.get(repositoryKey(planned))
+          .orElse(Set.of());
       if (!known.isEmpty()) {
         for (int i = 0; i < 2; i++) {
           uploads.opened.add(tag.thenApplyAsync(manifest -> {
@@ -140,7 +141,8 @@ final class DirectPush {
     /** Cancels the uploads opened ahead and not used (in the background). */
     synchronized void cancelUnused() {
       for (CompletableFuture<String> ahead : opened.subList(taken, opened.size())) {
-        ahead.thenAcceptAsync(location -> client.cancelUpload(repository, location), BuildParts.current().executor);
+        ahead.thenAcceptAsync(location -> client.cancelUpload(repository, location),
+            BuildParts.current().executor);
       }
       taken = opened.size();
     }
@@ -436,7 +438,8 @@ final class DirectPush {
   }
 
   private static Set<String> known(ImageRef repository) {
-    return BuildParts.current().knownBlobs.computeIfAbsent(repositoryKey(repository), key -> Collections.synchronizedSet(
+    return BuildParts.current().knownBlobs.computeIfAbsent(repositoryKey(repository),
+        key -> Collections.synchronizedSet(
         Collections.newSetFromMap(new LinkedHashMap<String, Boolean>() {
           private static final long serialVersionUID = 1L;
 

@@ -14,12 +14,19 @@ import java.util.Set;
  */
 public final class LineDeduper {
   private final Optional<Instant> since;
+  private final Optional<Instant> until;
   private Instant last;
   private final Set<String> deliveredAtLast = new HashSet<>();
 
   /** A deduper that also drops every line before {@code since}. */
   public LineDeduper(Optional<Instant> since) {
+    this(since, Optional.empty());
+  }
+
+  /** A deduper that also drops every line before {@code since} and from {@code until} on. */
+  public LineDeduper(Optional<Instant> since, Optional<Instant> until) {
     this.since = since;
+    this.until = until;
   }
 
   /** The {@code sinceTime} for the next request: the last delivered time, else {@code since}. */
@@ -38,7 +45,8 @@ public final class LineDeduper {
       return true;
     }
     Instant time = line.timestamp().get();
-    if (since.isPresent() && time.isBefore(since.get())) {
+    if (since.isPresent() && time.isBefore(since.get())
+        || until.isPresent() && !time.isBefore(until.get())) {
       return false;
     }
     if (last != null && time.isBefore(last)) {

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -245,6 +246,9 @@ public final class StreamingLogStream implements LogStream {
     LineDeduper seen = new LineDeduper(selection.since());
     Set<String> previousRead = new HashSet<>();
     String tracked = null;
+    // Where following the tracked instance began, and the time of the first line taken as its.
+    Optional<Instant> trackedFrom = Optional.empty();
+    Instant trackedFirst = null;
     Instant lateSince = null;
     try {
       while (!closed.get()) {
@@ -263,13 +267,25 @@ public final class StreamingLogStream implements LogStream {
         if (tracked != null && !tracked.equals(id) && tracked.equals(ended)
             && previousRead.add(tracked)) {
           // The instance we followed restarted; its last lines may have missed our stream.
-          runEnded(replica, status, read(name, replica, container, seen,
-              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
+          // And the status can lag the kubelet: while it still named that instance, the log
+          // may already have come from its successor, whose lines we then took for its own. If
+          // the first line we took came after the instance ended, its own lines before that
+          // line were never delivered: the read starts where we began following it, and those
+          // lines pass as well as those after the last one delivered.
+          Optional<Instant> endedAt = JsonTree.instant(status, "lastState", "terminated",
+              "finishedAt");
+          LineDeduper missed = trackedFirst != null && endedAt.isPresent()
+              && trackedFirst.isAfter(endedAt.get()) && selection.tail().isEmpty()
+              ? new LineDeduper(trackedFrom, Optional.of(trackedFirst)) : null;
+          runEnded(replica, status, read(name, replica, container,
+              line -> missed != null && missed.admit(line) || seen.admit(line),
+              new KubeRest.LogQuery(false, true, Optional.empty(),
+                  missed != null ? trackedFrom : seen.resumeFrom())));
         } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
             && selection.tail().isEmpty() && previousRead.add(ended)) {
           // It crashed and was restarted before we first looked (a script failing at once
           // restarts within our poll): its only record is the previous instance's log.
-          runEnded(replica, status, read(name, replica, container, seen,
+          runEnded(replica, status, read(name, replica, container, seen::admit,
               new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
         }
         String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
@@ -290,10 +306,18 @@ public final class StreamingLogStream implements LogStream {
           Thread.sleep(timings.poll().toMillis());
           continue;
         }
+        if (!id.equals(tracked)) {
+          trackedFrom = seen.resumeFrom();
+          trackedFirst = null;
+        }
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
-        int delivered = read(name, replica, container, seen,
-            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom())).delivered();
+        Read followed = read(name, replica, container, seen::admit,
+            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom()));
+        if (trackedFirst == null) {
+          trackedFirst = followed.firstDelivered().orElse(null);
+        }
+        int delivered = followed.delivered();
         if (podOver || jobOver || initDone) {
           return;
         }
@@ -331,8 +355,10 @@ public final class StreamingLogStream implements LogStream {
    *
    * @param delivered the lines handed on (new ones)
    * @param lastLine the time of the last line read, delivered or not
+   * @param firstDelivered the time of the first line handed on
    */
-  private record Read(int delivered, Optional<Instant> lastLine) {}
+  private record Read(int delivered, Optional<Instant> lastLine,
+      Optional<Instant> firstDelivered) {}
 
   /**
    * Whether a container not yet started when the job ended will still run, so its lines are
@@ -358,21 +384,22 @@ public final class StreamingLogStream implements LogStream {
    * connection, a container not started (400) or a pod just deleted (404) end the read quietly:
    * the caller looks at the pod again and decides.
    */
-  private Read read(String pod, String replica, ContainerRef container, LineDeduper seen,
-      KubeRest.LogQuery query) {
+  private Read read(String pod, String replica, ContainerRef container,
+      Predicate<TimestampedLine> admit, KubeRest.LogQuery query) {
     int delivered = 0;
     Instant lastLine = null;
+    Instant firstDelivered = null;
     LogConnection connection;
     try {
       connection = rest.openLog(job.namespace(), pod, container.name(), query);
     } catch (IOException e) {
       LOG.debug("Could not open the log of {}: {}", pod, e.toString());
-      return new Read(0, Optional.empty());
+      return new Read(0, Optional.empty(), Optional.empty());
     }
     synchronized (open) {
       if (closed.get()) {
         connection.close();
-        return new Read(0, Optional.empty());
+        return new Read(0, Optional.empty(), Optional.empty());
       }
       open.add(connection);
     }
@@ -384,7 +411,7 @@ public final class StreamingLogStream implements LogStream {
           throw error;
         }
         LOG.debug("No log for {} yet: {}", pod, error.getMessage());
-        return new Read(0, Optional.empty());
+        return new Read(0, Optional.empty(), Optional.empty());
       }
       Optional<String> raw;
       boolean first = true;
@@ -396,15 +423,18 @@ public final class StreamingLogStream implements LogStream {
           note(replica, container, "(the kubelet no longer has this log: "
               + (query.previous() ? "the run before the restart" : "the container") + " was"
               + " removed)");
-          return new Read(delivered, Optional.empty());
+          return new Read(delivered, Optional.empty(), Optional.ofNullable(firstDelivered));
         }
         first = false;
         if (line.timestamp().isPresent() && (lastLine == null
             || line.timestamp().get().isAfter(lastLine))) {
           lastLine = line.timestamp().get();
         }
-        if (seen.admit(line)) {
+        if (admit.test(line)) {
           delivered++;
+          if (firstDelivered == null) {
+            firstDelivered = line.timestamp().orElse(null);
+          }
           deliver(new LogLine(replica, container.name(), line.text(), line.timestamp()));
         }
       }
@@ -415,7 +445,8 @@ public final class StreamingLogStream implements LogStream {
         open.remove(connection);
       }
     }
-    return new Read(delivered, Optional.ofNullable(lastLine));
+    return new Read(delivered, Optional.ofNullable(lastLine),
+        Optional.ofNullable(firstDelivered));
   }
 
   private static Map<String, Object> containerStatus(Map<String, Object> pod,

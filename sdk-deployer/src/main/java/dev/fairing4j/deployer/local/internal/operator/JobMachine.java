@@ -163,15 +163,7 @@ final class JobMachine {
    * processes, those a clean-pod policy of None left running included.
    */
   void stop(String message) {
-    if (!terminal) {
-      failureMessage = message;
-      event("Warning", "Stopped", plan.name(), message);
-      finish(JobPhase.FAILED, message, true);
-    } else {
-      // Over already, with replicas a clean-pod policy of None left running: stop those.
-      stopRunning(true, "stopped: " + message);
-      settleIfDone();
-    }
+    failAndStop("Stopped", message, "stopped: " + message);
   }
 
   /** Deleted, here or from another process: stop everything; nothing more is recorded. */
@@ -187,13 +179,22 @@ final class JobMachine {
    * fails and its processes stop, whatever the clean-pod policy.
    */
   void supervisorFailed(Throwable error) {
-    String message = jobLabel() + " has failed because its local supervisor failed: " + error;
+    failAndStop("SupervisorError", jobLabel() + " has failed because its local supervisor"
+        + " failed: " + error, "stopped because the local supervisor failed: " + error);
+  }
+
+  /**
+   * Fails the job with {@code message} (event {@code reason}) unless it already ended, and
+   * stops every process either way: once over, only replicas a clean-pod policy of None left
+   * running remain, and they stop saying {@code afterEnd}.
+   */
+  private void failAndStop(String reason, String message, String afterEnd) {
     if (!terminal) {
       failureMessage = message;
-      event("Warning", "SupervisorError", plan.name(), message);
+      event("Warning", reason, plan.name(), message);
       finish(JobPhase.FAILED, message, true);
     } else {
-      stopRunning(true, "stopped because the local supervisor failed: " + error);
+      stopRunning(true, afterEnd);
       settleIfDone();
     }
   }
