@@ -12,6 +12,9 @@ import java.util.TreeMap;
  * <pre>{@code
  * Preprocessors.python(Path.of("mnist.py")).files(Path.of("model.py"))
  *     .requirements(Path.of("requirements.txt"))
+ * Preprocessors.source("train.py", """
+ *     print("hello from a text block")
+ *     """)                                                    // the script as text
  * Preprocessors.notebook(Path.of("mnist.ipynb"))            // code cells -> one script
  * Preprocessors.fullNotebook(Path.of("mnist.ipynb"))        // run as is (nbclient or papermill)
  * Preprocessors.git("https://github.com/org/repo.git").tag("v1.0").entry("train.py")
@@ -26,6 +29,17 @@ public final class Preprocessors {
   public static PythonPreprocessor python(Path entry) {
     return new PythonPreprocessor(Objects.requireNonNull(entry, "entry"), Optional.empty(),
         PythonOptions.defaults());
+  }
+
+  /**
+   * A Python script given as text, placed at {@code /app/<name>}; the image runs
+   * {@code python -u /app/<name>}.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException for an empty text, or a name that is not a
+   *     relative {@code .py} path
+   */
+  public static SourcePreprocessor source(String name, String source) {
+    return SourcePreprocessor.of(name, source);
   }
 
   /** A Jupyter notebook whose code cells become one script. */

@@ -325,6 +325,13 @@ class BadInputTableIT {
         c("entry outside the context", "entry",
             e -> e.run(Preprocessors.python(e.train())
                 .baseDir(e.dir().resolve("repo")))),
+        c("empty inline source", "source",
+            e -> e.run(Preprocessors.source("train.py", "   \n"))),
+        c("inline source named with an absolute path", "name",
+            e -> e.run(Preprocessors.source("/app/train.py", "print('hi')\n"))),
+        c("inline source that names a missing extra file", "files",
+            e -> e.run(Preprocessors.source("train.py", "print('hi')\n").baseDir(e.dir())
+                .files(e.dir().resolve("nope.bin")))),
         // ---- notebooks ----------------------------------------------------------------------
         c("notebook that is not JSON", "notebook",
             e -> e.run(Preprocessors.notebook(e.write("broken.ipynb", "{\"cells\": [")))),

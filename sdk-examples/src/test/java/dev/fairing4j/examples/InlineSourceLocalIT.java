@@ -1,0 +1,81 @@
+package dev.fairing4j.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.Preprocessors;
+import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A script handed over as a Java text block, written the way PyTorch users write one (logging
+ * to stderr, the rank from the operator's environment), run through the front door on the local
+ * cluster as a PyTorchJob with a worker; and its dry run, which names the image by the script's
+ * digest and never shows its text.
+ */
+@Timeout(120)
+class InlineSourceLocalIT {
+  private static final String SCRIPT = """
+      import logging, os, sys
+      logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                          format="%(levelname)s %(message)s")
+      log = logging.getLogger("train")
+      rank = int(os.environ["RANK"])
+      world = int(os.environ["WORLD_SIZE"])
+      secret = "inline-secret-not-for-yaml"
+      log.info("rank %d of %d from an inline script", rank, world)
+      """;
+
+  @TempDir Path state;
+  @TempDir Path volumes;
+
+  @BeforeAll
+  static void tools() {
+    Tools.require("bwrap", "bubblewrap");
+  }
+
+  @Test
+  void aTextBlockRunsAsAPyTorchJobOnTheLocalCluster() {
+    TrainingJob job = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Preprocessors.source("train.py", SCRIPT))
+        .deployer(Deployers.pyTorchJob("inline").workers(1)
+            .on(Clusters.local().stateDir(state).volumesDir(volumes)))
+        .run();
+    try {
+      assertThat(job.waitForCompletion(Duration.ofSeconds(60)).phase())
+          .isEqualTo(JobPhase.SUCCEEDED);
+      List<String> lines = job.logs().snapshot().stream()
+          .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+      assertThat(lines).contains("[master-0] INFO rank 0 of 2 from an inline script",
+          "[worker-0] INFO rank 1 of 2 from an inline script");
+    } finally {
+      job.delete();
+    }
+  }
+
+  @Test
+  void aDryRunNamesTheScriptByItsDigestNeverItsText() {
+    String yaml = Fairing.pipeline()
+        .preprocessor(Preprocessors.source("train.py", SCRIPT))
+        .builder(Builders.jib("python:3.11-slim").pushTo("registry.example.com/team/inline"))
+        .deployer(Deployers.pyTorchJob("inline").workers(1))
+        .dryRun();
+
+    assertThat(yaml).contains("registry.example.com/team/inline:")
+        .contains("/app/train.py").doesNotContain("inline-secret-not-for-yaml");
+    assertThat(Preprocessors.source("train.py", SCRIPT).toString())
+        .doesNotContain("inline-secret");
+  }
+}
