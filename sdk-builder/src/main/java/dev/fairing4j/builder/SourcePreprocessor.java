@@ -43,8 +43,9 @@ public final class SourcePreprocessor extends AbstractPythonPreprocessor<SourceP
           "name the script as it lands in the image, e.g. \"train.py\"");
     }
     String trimmed = name.trim();
-    if (trimmed.startsWith("/") || Path.of(trimmed).normalize().startsWith("..")
-        || !Path.of(trimmed).normalize().toString().equals(trimmed) || !trimmed.endsWith(".py")) {
+    Path normalized = Path.of(trimmed).normalize();
+    if (trimmed.startsWith("/") || normalized.startsWith("..")
+        || !normalized.toString().equals(trimmed) || !trimmed.endsWith(".py")) {
       throw InvalidInputException.of("name", "'" + name + "' is not a relative path of a .py"
           + " file below /app", "name it like \"train.py\" or \"trainer/main.py\"");
     }

@@ -63,7 +63,7 @@ public final class FairingRuntime implements AutoCloseable {
    * @throws FairingException when this runtime is closed
    */
   public Pipeline pipeline() {
-    requireOpen();
+    owner.requireOpen();
     return Pipeline.EMPTY.ownedBy(owner);
   }
 
@@ -89,12 +89,6 @@ public final class FairingRuntime implements AutoCloseable {
   @Override
   public void close() {
     owner.close();
-  }
-
-  private void requireOpen() {
-    if (owner.isClosed()) {
-      owner.call(() -> null); // throws the closed error, with its hint
-    }
   }
 
   /** E.g. {@code FairingRuntime(shared, 3 parts running)}. */

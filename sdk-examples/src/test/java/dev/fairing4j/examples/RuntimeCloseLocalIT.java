@@ -15,11 +15,10 @@ import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class RuntimeCloseLocalIT {
+  private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String SUPERVISOR =
       "dev.fairing4j.deployer.local.internal.supervisor.SupervisorMain";
 
@@ -66,9 +66,10 @@ class RuntimeCloseLocalIT {
     try {
       LogStream follower = job.logs().follow(lines::add);
       String owner = runtime.toString().replaceAll("FairingRuntime\\((\\S+),.*", "$1");
-      await(() -> lines.stream().anyMatch(l -> l.contains("started")), "the script's line");
-      await(() -> supervisors().size() == before.size() + 2,
-          "the job's supervisor and the runtime's spare");
+      ClusterKit.await("the script's line", WAIT,
+          () -> lines.stream().anyMatch(l -> l.contains("started")), lines::toString);
+      ClusterKit.await("the job's supervisor and the runtime's spare", WAIT,
+          () -> supervisors().size() == before.size() + 2, () -> supervisors().toString());
       Set<Long> started = supervisors();
       started.removeAll(before);
       assertThat(threads("fairing4j-spare-supervisor (" + owner + ")")).isOne();
@@ -78,17 +79,19 @@ class RuntimeCloseLocalIT {
       runtime.close();
 
       assertThat(follower.isDone()).isTrue();
-      await(() -> threads("fairing4j-phases-owned") == 0
-          && threads("fairing4j-spare-supervisor (" + owner + ")") == 0
-          && threads("fairing4j-logs-") == 0, "the runtime's threads to end");
-      await(() -> started.stream().filter(this::alive).count() == 1,
-          "the spare supervisor to exit and the job's to stay");
+      ClusterKit.await("the runtime's threads to end", WAIT,
+          () -> threads("fairing4j-phases-owned") == 0
+              && threads("fairing4j-spare-supervisor (" + owner + ")") == 0
+              && threads("fairing4j-logs-") == 0, RuntimeCloseLocalIT::threadNames);
+      ClusterKit.await("the spare supervisor to exit and the job's to stay", WAIT,
+          () -> started.stream().filter(this::alive).count() == 1, started::toString);
       assertThat(job.status().phase()).as("the job runs on").isEqualTo(JobPhase.RUNNING);
       assertThatThrownBy(runtime::pipeline).isInstanceOf(FairingException.class)
           .hasMessageContaining("is closed").hasMessageContaining("FairingRuntime.create()");
 
       job.delete();
-      await(() -> started.stream().noneMatch(this::alive), "delete() to end the supervisor");
+      ClusterKit.await("delete() to end the supervisor", WAIT,
+          () -> started.stream().noneMatch(this::alive), started::toString);
     } finally {
       job.delete();
     }
@@ -104,16 +107,14 @@ class RuntimeCloseLocalIT {
         .map(ProcessHandle::pid).collect(Collectors.toSet());
   }
 
+  private static String threadNames() {
+    return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        .map(Thread::getName).filter(n -> n.startsWith("fairing4j-")).sorted().toList()
+        .toString();
+  }
+
   private static long threads(String prefix) {
     return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
         .filter(t -> t.getName().startsWith(prefix)).count();
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waited 30 s for " + what).isLessThan(deadline);
-      Thread.sleep(50);
-    }
   }
 }

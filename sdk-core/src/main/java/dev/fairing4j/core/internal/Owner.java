@@ -163,7 +163,12 @@ public final class Owner {
     }
   }
 
-  private void requireOpen() {
+  /**
+   * Refuses work once this owner is closed (and does not reopen).
+   *
+   * @throws FairingException naming the owner and the way on
+   */
+  public void requireOpen() {
     if (isClosed()) {
       throw FairingException.of("start work", "the FairingRuntime '" + name + "' is closed",
           "create a new one with FairingRuntime.create(), or use FairingRuntime.shared()");

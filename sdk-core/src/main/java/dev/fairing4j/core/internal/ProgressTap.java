@@ -70,6 +70,10 @@ public final class ProgressTap implements JobLogs {
   @Override
   public LogStream stream(Consumer<LogLine> consumer) {
     Objects.requireNonNull(consumer, "consumer");
+    if (GuardedListener.isSilent(listener)) {
+      // Wrapped only for the runtime: no line needs parsing for progress nobody hears.
+      return owner.call(() -> delegate.stream(consumer));
+    }
     TrainingTracker tracker = new TrainingTracker(job, MetricParser.defaults(),
         Clock.systemUTC());
     return owner.call(() -> delegate.stream(line -> {

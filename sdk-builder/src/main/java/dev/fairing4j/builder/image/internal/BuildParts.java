@@ -22,7 +22,7 @@ final class BuildParts implements AutoCloseable {
    */
   final BoundedCache<String, Set<String>> knownBlobs = BoundedCache.ofSize(64);
   /** Which scheme each registry speaks: finding out costs a failed handshake. 256 registries. */
-  final BoundedCache<Object, String> schemes = BoundedCache.ofSize(256);
+  final BoundedCache<RegistryClient.SchemeKey, String> schemes = BoundedCache.ofSize(256);
   /**
    * Authorization headers by registry, user, password hash and scope: an edit loop's builds
    * would otherwise each start with a 401 and a token request per scope. One that expired earns

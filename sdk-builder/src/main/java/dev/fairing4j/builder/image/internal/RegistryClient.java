@@ -77,7 +77,7 @@ public final class RegistryClient {
    * it was learnt ({@code allowHttp} folds in everything that decides it: the user's opt-in and
    * whether target and base are loopback).
    */
-  private record SchemeKey(String registry, boolean allowHttp) {}
+  record SchemeKey(String registry, boolean allowHttp) {}
 
   /** A manifest or index as the registry serves it. */
   public record Manifest(String digest, String mediaType, byte[] body) {}
