@@ -42,16 +42,23 @@ else
   fi
   cp "$kernel_dir/$NAME-$VERSION.jar" "$kernel_dir/$NAME.jar"
 fi
-# rapaio 3.0.1's LoopThread sets its running flag after Thread.start(), so a channel's loop can
-# end before it begins: about one kernel start in four never answers ("Kernel didn't respond in
-# 60 seconds"). This copy sets the flag first; it comes before the jar on the class path.
+# rapaio 3.0.1's LoopThread has two start-up races, each leaving a kernel that never answers
+# ("Kernel didn't respond in 60 seconds"):
+# - it sets its running flag after Thread.start(), so a channel's loop can end before it begins
+#   (about one kernel start in four);
+# - the channels listen before their handler table exists, so a kernel_info_request that arrives
+#   in that window throws a NullPointerException that ends the shell loop for good (seen in CI
+#   under load). Jupyter asks again every second, so a loop that outlives one failed message
+#   answers the next.
+# This copy sets the flag first and keeps looping past a failed message; it comes before the jar
+# on the class path.
 command -v javac >/dev/null || { echo "notebook-kernel: javac is missing; install it: apt-get install openjdk-17-jdk-headless" >&2; exit 1; }
 fix=$kernel_dir/loop-thread-fix
 mkdir -p "$fix/src"
 cat > "$fix/src/LoopThread.java" <<'JAVA'
 package org.rapaio.jupyter.kernel.channels;
 
-/** rapaio's channel loop, with the running flag set before the thread starts. */
+/** rapaio's channel loop, running from before the thread starts and past a failed message. */
 public final class LoopThread extends Thread {
   private volatile boolean running;
   private final long sleep;
@@ -66,7 +73,12 @@ public final class LoopThread extends Thread {
   @Override
   public void run() {
     while (running) {
-      loopBody.run();
+      try {
+        loopBody.run();
+      } catch (RuntimeException e) {
+        // One message that fails must not leave the channel deaf to every later one.
+        System.err.println(getName() + ": a message failed and was dropped: " + e);
+      }
       try {
         Thread.sleep(sleep);
       } catch (InterruptedException e) {

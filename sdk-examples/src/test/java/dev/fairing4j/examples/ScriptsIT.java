@@ -277,6 +277,41 @@ class ScriptsIT {
     assertThat(kernel.resolve("loop-thread-fix/classes/org/rapaio/jupyter/kernel/channels/"
         + "LoopThread.class")).isRegularFile();
     assertThat(kernel.resolve("rapaio-jupyter-kernel.jar")).hasContent("jar");
+    assertThePatchedChannelLoopOutlivesAFailedMessage(kernel.resolve("loop-thread-fix/classes"));
+  }
+
+  /**
+   * The kernel's channels listen before their handler table exists; the first message can throw
+   * there. rapaio's own loop ended on it and the kernel never answered again.
+   */
+  private static void assertThePatchedChannelLoopOutlivesAFailedMessage(Path classes)
+      throws Exception {
+    try (var loader = new java.net.URLClassLoader(new java.net.URL[] {classes.toUri().toURL()},
+        null)) {
+      Class<?> loop = loader.loadClass("org.rapaio.jupyter.kernel.channels.LoopThread");
+      var calls = new java.util.concurrent.atomic.AtomicInteger();
+      var third = new java.util.concurrent.CountDownLatch(1);
+      Runnable body = () -> {
+        if (calls.incrementAndGet() == 1) {
+          throw new NullPointerException("handlers is null");
+        }
+        if (calls.get() == 3) {
+          third.countDown();
+        }
+      };
+      Thread thread = (Thread) loop.getConstructor(String.class, long.class, Runnable.class)
+          .newInstance("Shell-test", 1L, body);
+      thread.start();
+      try {
+        assertThat(third.await(10, TimeUnit.SECONDS)).as("loop ran on after a failed message")
+            .isTrue();
+        assertThat(thread.isAlive()).isTrue();
+      } finally {
+        loop.getMethod("shutdown").invoke(thread);
+        thread.join(5000);
+      }
+      assertThat(thread.isAlive()).as("loop ends on shutdown()").isFalse();
+    }
   }
 
   private record Run(int status, String out, String err) {}
