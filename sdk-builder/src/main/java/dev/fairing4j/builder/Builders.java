@@ -12,6 +12,7 @@ import java.util.Objects;
  *     .pushTo("registry.example.com/team/mnist")
  * Builders.jibFromTar(Path.of("base.tar")).toTar(Path.of("app.tar"))  // docker-save in and out
  * Builders.scratch().pushTo("127.0.0.1:5000/tools/static")
+ * Builders.dockerfile(Path.of("Dockerfile")).pushTo("registry.example.com/team/mnist")
  * }</pre>
  */
 public final class Builders {
@@ -37,6 +38,19 @@ public final class Builders {
   public static JibImageBuilder jibFromTar(Path dockerSaveTar) {
     return JibImageBuilder.on(new BaseImage.FromDockerTar(
         Objects.requireNonNull(dockerSaveTar, "dockerSaveTar").toAbsolutePath().normalize()));
+  }
+
+  /**
+   * A builder that reads {@code dockerfile} (Fairing's {@code docker} builder, without a daemon):
+   * its {@code FROM} is the base, its instructions apply to the pipeline's build context. One
+   * without {@code RUN} is built by Jib; see {@link DockerfileImageBuilder} for what each
+   * instruction does.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException (field {@code dockerfile}) when the file
+   *     does not exist or cannot be read
+   */
+  public static DockerfileImageBuilder dockerfile(Path dockerfile) {
+    return DockerfileImageBuilder.of(dockerfile);
   }
 
   /** A Jib builder on an empty base: the image holds only the context's files. */

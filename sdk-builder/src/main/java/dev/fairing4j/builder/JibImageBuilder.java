@@ -281,6 +281,11 @@ public final class JibImageBuilder implements ImageBuilder {
             credential.password()));
   }
 
+  /** The settings, for a builder that builds through this one ({@code DockerfileImageBuilder}). */
+  BuildSettings settings() {
+    return settings;
+  }
+
   private ImageBuildRun run() {
     return new ImageBuildRun(settings, System.getenv());
   }

@@ -13,7 +13,8 @@ import java.util.TreeMap;
 
 /**
  * Everything that goes into a training image, independent of how it is built or run: files mapped
- * to absolute container paths, the command, working directory, environment and image labels.
+ * to absolute container paths, the command (and its default arguments), working directory,
+ * environment and image labels.
  *
  * <p>A preprocessor produces it; an image builder turns it into an image; the local cluster runs it
  * directly. It is an immutable value: every {@code withX} returns a new context. Its
@@ -26,19 +27,22 @@ public final class BuildContext {
   public static final String DEFAULT_WORKING_DIR = "/app";
 
   private static final BuildContext EMPTY = new BuildContext(new TreeMap<>(), List.of(),
-      DEFAULT_WORKING_DIR, new TreeMap<>(), new TreeMap<>());
+      List.of(), DEFAULT_WORKING_DIR, new TreeMap<>(), new TreeMap<>());
 
   private final SortedMap<String, ContextFile> files;
   private final List<String> command;
+  private final List<String> args;
   private final String workingDir;
   private final SortedMap<String, String> env;
   private final SortedMap<String, String> labels;
   private volatile String digest;
 
   private BuildContext(SortedMap<String, ContextFile> files, List<String> command,
-      String workingDir, SortedMap<String, String> env, SortedMap<String, String> labels) {
+      List<String> args, String workingDir, SortedMap<String, String> env,
+      SortedMap<String, String> labels) {
     this.files = Collections.unmodifiableSortedMap(files);
     this.command = List.copyOf(command);
+    this.args = List.copyOf(args);
     this.workingDir = workingDir;
     this.env = Collections.unmodifiableSortedMap(env);
     this.labels = Collections.unmodifiableSortedMap(labels);
@@ -57,21 +61,34 @@ public final class BuildContext {
     Objects.requireNonNull(file, "file");
     SortedMap<String, ContextFile> copy = new TreeMap<>(files);
     copy.put(checkAbsolute("containerPath", containerPath), file);
-    return new BuildContext(copy, command, workingDir, env, labels);
+    return new BuildContext(copy, command, args, workingDir, env, labels);
   }
 
   /** The command the container runs (its entrypoint), e.g. {@code [python, -u, /app/train.py]}. */
   public BuildContext withCommand(List<String> newCommand) {
     Objects.requireNonNull(newCommand, "command");
     newCommand.forEach(part -> Objects.requireNonNull(part, "command element"));
-    return new BuildContext(new TreeMap<>(files), newCommand, workingDir, new TreeMap<>(env),
-        new TreeMap<>(labels));
+    return new BuildContext(new TreeMap<>(files), newCommand, args, workingDir,
+        new TreeMap<>(env), new TreeMap<>(labels));
+  }
+
+  /**
+   * The command's default arguments (a Dockerfile's {@code CMD}): what runs after the command,
+   * or alone when the command is empty (then after the base image's entrypoint). Arguments a
+   * deployer sets replace them, as a pod's {@code args} replace an image's {@code CMD}. Empty
+   * unless a builder that reads a Dockerfile set them.
+   */
+  public BuildContext withArgs(List<String> newArgs) {
+    Objects.requireNonNull(newArgs, "args");
+    newArgs.forEach(part -> Objects.requireNonNull(part, "args element"));
+    return new BuildContext(new TreeMap<>(files), command, newArgs, workingDir,
+        new TreeMap<>(env), new TreeMap<>(labels));
   }
 
   /** The working directory, an absolute container path. */
   public BuildContext withWorkingDir(String dir) {
-    return new BuildContext(new TreeMap<>(files), command, checkAbsolute("workingDir", dir),
-        new TreeMap<>(env), new TreeMap<>(labels));
+    return new BuildContext(new TreeMap<>(files), command, args,
+        checkAbsolute("workingDir", dir), new TreeMap<>(env), new TreeMap<>(labels));
   }
 
   /** Adds or replaces one environment variable baked into the image. */
@@ -79,7 +96,8 @@ public final class BuildContext {
     Validators.requireText("env name", name);
     SortedMap<String, String> copy = new TreeMap<>(env);
     copy.put(name, Objects.requireNonNull(value, "env value"));
-    return new BuildContext(new TreeMap<>(files), command, workingDir, copy, new TreeMap<>(labels));
+    return new BuildContext(new TreeMap<>(files), command, args, workingDir, copy,
+        new TreeMap<>(labels));
   }
 
   /** Adds or replaces one image label, e.g. {@code org.opencontainers.image.revision}. */
@@ -87,7 +105,8 @@ public final class BuildContext {
     Validators.requireText("label name", name);
     SortedMap<String, String> copy = new TreeMap<>(labels);
     copy.put(name, Objects.requireNonNull(value, "label value"));
-    return new BuildContext(new TreeMap<>(files), command, workingDir, new TreeMap<>(env), copy);
+    return new BuildContext(new TreeMap<>(files), command, args, workingDir, new TreeMap<>(env),
+        copy);
   }
 
   /** Files by absolute container path, sorted by path. */
@@ -111,6 +130,11 @@ public final class BuildContext {
     return command;
   }
 
+  /** The command's default arguments (an image's {@code CMD}); usually empty. */
+  public List<String> args() {
+    return args;
+  }
+
   /** The container working directory. */
   public String workingDir() {
     return workingDir;
@@ -128,7 +152,8 @@ public final class BuildContext {
 
   /**
    * {@code sha256:<hex>} over the canonical form of this context: each file's path, layer, mode and
-   * content hash in path order, then command, working directory, environment and labels. Reads
+   * content hash in path order, then command, arguments, working directory, environment and
+   * labels. Reads
    * every file once and remembers the result.
    */
   public String digest() {
@@ -144,6 +169,10 @@ public final class BuildContext {
       }
       for (String part : command) {
         field(md, "command", part);
+      }
+      // Only present when set, so the digests of contexts without them stay what they were.
+      for (String part : args) {
+        field(md, "arg", part);
       }
       field(md, "workdir", workingDir);
       env.forEach((k, v) -> field(md, "env", k + "=" + v));
@@ -182,18 +211,20 @@ public final class BuildContext {
   @Override
   public boolean equals(Object other) {
     return other instanceof BuildContext that && files.equals(that.files)
-        && command.equals(that.command) && workingDir.equals(that.workingDir)
+        && command.equals(that.command) && args.equals(that.args)
+        && workingDir.equals(that.workingDir)
         && env.equals(that.env) && labels.equals(that.labels);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(files, command, workingDir, env, labels);
+    return Objects.hash(files, command, args, workingDir, env, labels);
   }
 
   @Override
   public String toString() {
     return "BuildContext[" + files.size() + " files, workingDir=" + workingDir + ", command="
-        + String.join(" ", command) + "]";
+        + String.join(" ", command) + (args.isEmpty() ? "" : ", args=" + String.join(" ", args))
+        + "]";
   }
 }

@@ -18,6 +18,30 @@ public interface ImageBuilder {
   default void validate(BuildContext context) {}
 
   /**
+   * What a container of the image built from {@code prepared} holds and runs: its files, command,
+   * arguments, working directory, environment and labels. Deployers render pods from it. The
+   * default is {@code prepared} itself: a builder that adds the context to a base changes
+   * nothing. A builder that reads a Dockerfile returns what the Dockerfile makes of it. Reads
+   * files but contacts nothing.
+   *
+   * @throws InvalidInputException when {@code prepared} and the builder's own input disagree
+   */
+  default BuildContext imageContext(BuildContext prepared) {
+    return prepared;
+  }
+
+  /**
+   * What a cluster that runs contexts without an image (the local cluster) should run for
+   * {@code prepared}: {@link #imageContext} unless the image needs steps that only an image build
+   * can take (a Dockerfile's {@code RUN}), which this refuses with the reason.
+   *
+   * @throws InvalidInputException when the image cannot be stood in for by its context
+   */
+  default BuildContext directContext(BuildContext prepared) {
+    return imageContext(prepared);
+  }
+
+  /**
    * Builds and pushes the image, reporting steps and bytes to {@code progress}; returns the
    * reference with its digest.
    */

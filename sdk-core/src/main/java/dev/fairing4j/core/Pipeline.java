@@ -97,15 +97,24 @@ public final class Pipeline {
     // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
     // mistake, not a missing builder's, and must not cost a build and a push.
     deployer.validateTarget();
-    BuildContext context = prepareAndValidate();
+    Prepared prepared = prepareAndValidate();
     Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
     if (target.needsImage()) {
-      image = Optional.of(timed("build image", () -> builder.build(context, progress)));
+      image = Optional.of(timed("build image", () -> builder.build(prepared.context(),
+          progress)));
     }
     Optional<ImageRef> built = image;
-    return timed("submit " + target.jobName(), () -> target.deploy(context, built, progress));
+    return timed("submit " + target.jobName(), () -> target.deploy(prepared.runs(), built,
+        progress));
   }
+
+  /**
+   * The preprocessor's context, which the builder builds from, and what the job runs: the
+   * image's view of it ({@link ImageBuilder#imageContext}), or without an image
+   * ({@link ImageBuilder#directContext}).
+   */
+  private record Prepared(BuildContext context, BuildContext runs) {}
 
   /**
    * The multi-document YAML that {@link #run()} would submit, building and sending nothing: the
@@ -117,9 +126,9 @@ public final class Pipeline {
   }
 
   private String dryRunOwned() {
-    BuildContext context = prepareAndValidate();
-    return effectiveDeployer().render(context,
-        Optional.ofNullable(builder).map(b -> b.plannedImage(context)));
+    Prepared prepared = prepareAndValidate();
+    return effectiveDeployer().render(prepared.runs(),
+        Optional.ofNullable(builder).map(b -> b.plannedImage(prepared.context())));
   }
 
   // A private image only pulls with the credentials it was pushed with.
@@ -141,7 +150,7 @@ public final class Pipeline {
     }
   }
 
-  private BuildContext prepareAndValidate() {
+  private Prepared prepareAndValidate() {
     requireStages();
     if (builder == null && deployer.needsImage()) {
       throw InvalidInputException.of("builder", "is not set, and " + deployer.jobName()
@@ -150,11 +159,14 @@ public final class Pipeline {
               + " deploy on Clusters.local()");
     }
     BuildContext context = preprocessor.prepare();
-    deployer.validate(context);
-    if (builder != null) {
+    BuildContext runs = builder == null ? context : deployer.needsImage()
+        ? builder.imageContext(context) : builder.directContext(context);
+    deployer.validate(runs);
+    // A cluster that runs the context directly builds nothing: the build settings do not matter.
+    if (builder != null && deployer.needsImage()) {
       builder.validate(context);
     }
-    return context;
+    return new Prepared(context, runs);
   }
 
   private <T> T timed(String step, java.util.function.Supplier<T> work) {

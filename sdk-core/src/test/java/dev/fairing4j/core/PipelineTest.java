@@ -64,12 +64,47 @@ class PipelineTest {
   }
 
   @Test
-  void aDeployerThatRunsTheContextDirectlyGetsNoImageAndNothingIsBuilt() {
+  void aDeployerThatRunsTheContextDirectlyGetsNoImageAndNothingIsBuiltOrChecked() {
     Fairing.pipeline().preprocessor(() -> context)
         .builder(new RecordingBuilder()).deployer(new RecordingDeployer(false))
         .run();
 
-    assertThat(calls).containsExactly("validate deployer", "validate builder", "deploy (no image)");
+    // Nothing is built, so the build's own settings (a target, say) need not be there.
+    assertThat(calls).containsExactly("validate deployer", "deploy (no image)");
+  }
+
+  @Test
+  void theDeployerRunsWhatTheBuildersImageHoldsAndTheBuilderBuildsFromThePreparedContext() {
+    BuildContext translated = context.withArgs(List.of("--from-the-image")).withWorkingDir("/srv");
+    ImageBuilder dockerfileLike = new RecordingBuilder() {
+      @Override
+      public BuildContext imageContext(BuildContext prepared) {
+        calls.add("image context of " + prepared.workingDir());
+        return translated;
+      }
+
+      @Override
+      public ImageRef build(BuildContext built, ProgressListener progress) {
+        calls.add("build from " + built.workingDir());
+        return ImageRef.parse("registry.example.com/team/mnist@sha256:" + "cd".repeat(32));
+      }
+    };
+    List<BuildContext> deployed = new ArrayList<>();
+    RecordingDeployer deployer = new RecordingDeployer(true) {
+      @Override
+      public TrainingJob deploy(BuildContext runs, Optional<ImageRef> image,
+          ProgressListener progress) {
+        deployed.add(runs);
+        return super.deploy(runs, image, progress);
+      }
+    };
+
+    Fairing.pipeline().preprocessor(() -> context).builder(dockerfileLike).deployer(deployer)
+        .run();
+
+    assertThat(calls).contains("image context of " + context.workingDir(),
+        "build from " + context.workingDir());
+    assertThat(deployed).containsExactly(translated);
   }
 
   @Test

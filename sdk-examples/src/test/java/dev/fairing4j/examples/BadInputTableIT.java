@@ -8,6 +8,7 @@ import dev.fairing4j.builder.JibImageBuilder;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.Preprocessor;
@@ -102,11 +103,16 @@ class BadInputTableIT {
       return run(preprocessor, builder(), Deployers.pyTorchJob("bad-input").on(cluster()));
     }
 
-    Object run(JibImageBuilder builder) {
+    Object run(ImageBuilder builder) {
       return run(python(), builder, Deployers.pyTorchJob("bad-input").on(cluster()));
     }
 
-    Object run(Preprocessor preprocessor, JibImageBuilder builder, JobDeployer<?> deployer) {
+    /** The baseline pipeline with a Dockerfile of {@code text} beside the script. */
+    Object runDockerfile(String text) {
+      return run(Builders.dockerfile(write("Dockerfile", text)).pushTo(target()));
+    }
+
+    Object run(Preprocessor preprocessor, ImageBuilder builder, JobDeployer<?> deployer) {
       Pipeline pipeline = Fairing.pipeline().progress(ProgressListener.NONE)
           .preprocessor(preprocessor).deployer(deployer);
       return (builder == null ? pipeline : pipeline.builder(builder)).run();
@@ -377,6 +383,27 @@ class BadInputTableIT {
             e -> e.run(e.builder().toTar(e.dir()))),
         c("target tag with a space", "tags",
             e -> e.run(e.builder().tags("bad tag"))),
+        // ---- Dockerfiles ---------------------------------------------------------------------
+        c("Dockerfile that does not exist", "dockerfile",
+            e -> e.run(Builders.dockerfile(e.dir().resolve("docker/Dockerfile"))
+                .pushTo(e.target())), "does not exist"),
+        c("Dockerfile with a RUN step Jib cannot take", "dockerfile",
+            e -> e.runDockerfile("FROM " + REGISTRY.hostPort() + "/base/python:3.11\n"
+                + "COPY train.py /app/\nRUN pip install --no-index numpy\n"
+                + "CMD [\"python\", \"/app/train.py\"]\n"), "line 3: RUN pip install",
+            "apt-get install buildah"),
+        c("Dockerfile COPY of a file outside the context", "dockerfile",
+            e -> e.runDockerfile("FROM " + REGISTRY.hostPort() + "/base/python:3.11\n"
+                + "COPY ../secrets.env /app/\n"), "line 2", "outside the build context"),
+        c("Dockerfile COPY of a file the context lacks", "dockerfile",
+            e -> e.runDockerfile("FROM " + REGISTRY.hostPort() + "/base/python:3.11\n"
+                + "COPY trian.py /app/\n"), "'trian.py' is not in the build context"),
+        c("Dockerfile FROM a malformed reference", "dockerfile",
+            e -> e.runDockerfile("FROM Python:3.11\nCOPY train.py /app/\n"), "line 1"),
+        c("build argument no ARG declares", "buildArg",
+            e -> e.run(Builders.dockerfile(e.write("Dockerfile", "ARG BASE\nFROM $BASE\n"
+                + "COPY train.py /app/\n")).buildArg("BASE", "python:3.11")
+                .buildArg("EPOCS", "3").pushTo(e.target())), "EPOCS"),
         // ---- pipeline shape -----------------------------------------------------------------
         c("no preprocessor", "preprocessor",
             e -> Fairing.pipeline().builder(e.builder())

@@ -214,7 +214,8 @@ public final class JobRendering {
     container.put("name", kind.containerName());
     container.put("image", image);
     container.put("command", Json.copy(context.command()));
-    container.put("args", Json.copy(options.args()));
+    // The deployer's arguments replace the image's default ones, as a pod's args replace CMD.
+    container.put("args", Json.copy(options.args().isEmpty() ? context.args() : options.args()));
     container.put("workingDir", context.workingDir());
     kind.port().ifPresent(port -> {
       Map<String, Object> entry = Json.map();

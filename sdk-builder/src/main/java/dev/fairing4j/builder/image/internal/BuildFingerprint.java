@@ -6,9 +6,9 @@ import java.util.List;
 
 /**
  * A label that says which inputs made an image: the context digest plus everything the builder
- * adds (the exact base, user, format). The content tag comes from the context alone, so the
- * fingerprint is what proves an existing tag holds the image this build would make, and lets an
- * unchanged rebuild stop after two small reads.
+ * adds (the exact base, user, format, ports, volumes). The content tag comes from the context
+ * alone, so the fingerprint is what proves an existing tag holds the image this build would
+ * make, and lets an unchanged rebuild stop after two small reads.
  */
 public final class BuildFingerprint {
   /** The image label holding the fingerprint. */
@@ -23,7 +23,15 @@ public final class BuildFingerprint {
 
   /** {@code sha256:<hex>} over the inputs. */
   public static String of(BuildContext context, String baseIdentity, BuildSettings settings) {
-    return "sha256:" + Sha256.ofParts(List.of(LAYOUT_VERSION, context.digest(), baseIdentity,
-        settings.user().orElse(""), settings.format().name()));
+    List<String> parts = new java.util.ArrayList<>(List.of(LAYOUT_VERSION, context.digest(),
+        baseIdentity, settings.user().orElse(""), settings.format().name()));
+    // Only when declared, so the fingerprints of images without them stay what they were.
+    if (!settings.exposedPorts().isEmpty() || !settings.volumes().isEmpty()) {
+      parts.add("ports");
+      parts.addAll(settings.exposedPorts());
+      parts.add("volumes");
+      parts.addAll(settings.volumes());
+    }
+    return "sha256:" + Sha256.ofParts(parts);
   }
 }

@@ -24,11 +24,14 @@ import java.util.Optional;
  * @param baseLayerCache Jib's base-layer cache directory
  * @param user the user the container runs as
  * @param trustedCertificates PEM files with CAs to trust besides the JVM's own
+ * @param exposedPorts ports the image declares, e.g. {@code 8080/tcp} (a Dockerfile's EXPOSE)
+ * @param volumes paths the image declares as volumes (a Dockerfile's VOLUME)
  */
 public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optional<Path> tar,
     boolean dockerDaemon, ImageFormat format, List<String> tags, CredentialSource targetCredentials,
     Optional<CredentialSource> baseCredentials, boolean allowInsecure,
-    Optional<Path> baseLayerCache, Optional<String> user, List<Path> trustedCertificates) {
+    Optional<Path> baseLayerCache, Optional<String> user, List<Path> trustedCertificates,
+    List<String> exposedPorts, List<String> volumes) {
 
   /** The image name a tar or Docker-engine target gets when no repository is set. */
   public static final String LOCAL_IMAGE_NAME = "localhost/fairing4j/image";
@@ -38,87 +41,103 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
     Objects.requireNonNull(base, "base");
     tags = List.copyOf(tags);
     trustedCertificates = List.copyOf(trustedCertificates);
+    exposedPorts = List.copyOf(exposedPorts);
+    volumes = List.copyOf(volumes);
   }
 
   /** Settings for {@code base} and nothing else. */
   public static BuildSettings on(BaseImage base) {
     return new BuildSettings(base, Optional.empty(), Optional.empty(), false, ImageFormat.DOCKER,
         List.of(), CredentialSource.NONE, Optional.empty(), false, Optional.empty(),
-        Optional.empty(), List.of());
+        Optional.empty(), List.of(), List.of(), List.of());
   }
 
   /** Pushes to {@code newRepository} (registry and repository, no tag). */
   public BuildSettings withRepository(ImageRef newRepository) {
     return new BuildSettings(base, Optional.of(newRepository), tar, dockerDaemon, format, tags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Writes a tar file instead of pushing. */
   public BuildSettings withTar(Path file) {
     return new BuildSettings(base, repository, Optional.of(file), false, format, tags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Loads into the local Docker engine instead of pushing. */
   public BuildSettings withDockerDaemon() {
     return new BuildSettings(base, repository, Optional.empty(), true, format, tags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Docker or OCI manifests. */
   public BuildSettings withFormat(ImageFormat newFormat) {
     return new BuildSettings(base, repository, tar, dockerDaemon, newFormat, tags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Replaces the extra tags. */
   public BuildSettings withTags(List<String> newTags) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, newTags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Replaces the target credentials. */
   public BuildSettings withTargetCredentials(CredentialSource credentials) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags, credentials,
-        baseCredentials, allowInsecure, baseLayerCache, user, trustedCertificates);
+        baseCredentials, allowInsecure, baseLayerCache, user, trustedCertificates, exposedPorts, volumes);
   }
 
   /** Replaces the base credentials. */
   public BuildSettings withBaseCredentials(CredentialSource credentials) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
         targetCredentials, Optional.of(credentials), allowInsecure, baseLayerCache, user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** The user's opt-in to plain HTTP and unverified TLS. */
   public BuildSettings withAllowInsecure() {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
-        targetCredentials, baseCredentials, true, baseLayerCache, user, trustedCertificates);
+        targetCredentials, baseCredentials, true, baseLayerCache, user, trustedCertificates, exposedPorts, volumes);
   }
 
   /** Sets the base-layer cache directory. */
   public BuildSettings withBaseLayerCache(Path directory) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
         targetCredentials, baseCredentials, allowInsecure, Optional.of(directory), user,
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Sets the container user. */
   public BuildSettings withUser(String newUser) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
         targetCredentials, baseCredentials, allowInsecure, baseLayerCache, Optional.of(newUser),
-        trustedCertificates);
+        trustedCertificates, exposedPorts, volumes);
   }
 
   /** Replaces the trusted CA files. */
   public BuildSettings withTrustedCertificates(List<Path> pemFiles) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
-        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user, pemFiles);
+        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user, pemFiles, exposedPorts, volumes);
+  }
+
+  /** Builds on {@code newBase}. */
+  public BuildSettings withBase(BaseImage newBase) {
+    return new BuildSettings(newBase, repository, tar, dockerDaemon, format, tags,
+        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
+        trustedCertificates, exposedPorts, volumes);
+  }
+
+  /** Declares these ports and volumes in the image. */
+  public BuildSettings withPortsAndVolumes(List<String> ports, List<String> paths) {
+    return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
+        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user,
+        trustedCertificates, ports, paths);
   }
 
   /** True when the image is pushed to a registry (not written to a tar or a Docker engine). */

@@ -56,18 +56,12 @@ public final class ContentStaging {
    */
   public BuildContext snapshot(BuildContext context) {
     createDirectory();
-    BuildContext staged = BuildContext.empty().withWorkingDir(context.workingDir());
+    // Each file replaced in place: whatever else the context holds stays as it is.
+    BuildContext staged = context;
     for (Map.Entry<String, ContextFile> entry : context.files().entrySet()) {
       ContextFile file = entry.getValue();
       staged = staged.withFile(entry.getKey(), ContextFile.of(stage(entry.getKey(), file))
           .inLayer(file.layer()).executable(file.isExecutable()));
-    }
-    staged = staged.withCommand(context.command());
-    for (Map.Entry<String, String> variable : context.env().entrySet()) {
-      staged = staged.withEnv(variable.getKey(), variable.getValue());
-    }
-    for (Map.Entry<String, String> label : context.labels().entrySet()) {
-      staged = staged.withLabel(label.getKey(), label.getValue());
     }
     return staged;
   }

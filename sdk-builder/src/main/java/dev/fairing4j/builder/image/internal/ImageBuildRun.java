@@ -71,7 +71,7 @@ public final class ImageBuildRun {
         settings.applicationLayerCacheDirectory(), settings.stagingDirectory())) {
       checkDirectory("baseLayerCache", directory);
     }
-    if (context.files().isEmpty() && context.command().isEmpty()) {
+    if (context.files().isEmpty() && context.command().isEmpty() && context.args().isEmpty()) {
       throw InvalidInputException.of("context", "has no files and no command",
           "give the preprocessor a script, e.g. Preprocessors.python(Path.of(\"train.py\"))");
     }

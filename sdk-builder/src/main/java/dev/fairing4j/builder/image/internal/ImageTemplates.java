@@ -62,6 +62,15 @@ final class ImageTemplates {
         context.workingDir()));
     parts.add("command");
     parts.addAll(context.command());
+    if (!context.args().isEmpty() || !settings.exposedPorts().isEmpty()
+        || !settings.volumes().isEmpty()) {
+      parts.add("args");
+      parts.addAll(context.args());
+      parts.add("ports");
+      parts.addAll(settings.exposedPorts());
+      parts.add("volumes");
+      parts.addAll(settings.volumes());
+    }
     parts.add("env");
     context.env().forEach((name, value) -> parts.add(name + "=" + value));
     parts.add("labels");

@@ -34,7 +34,8 @@ import java.util.concurrent.Executors;
 
 /**
  * One Jib build: the context's files as two layers (requirements, then code) on the base, with
- * the context's command, environment, working directory and labels, pushed to a registry,
+ * the context's command, arguments, environment, working directory and labels (and the
+ * settings' user, ports and volumes), pushed to a registry,
  * written to a tar or loaded into a Docker engine.
  *
  * <p>Everything that could differ between two builds of the same inputs is pinned: the creation
@@ -63,6 +64,18 @@ final class JibBuild {
     builder.setFileEntriesLayers(layers(context));
     if (!context.command().isEmpty()) {
       builder.setEntrypoint(context.command());
+    }
+    if (!context.args().isEmpty()) {
+      builder.setProgramArguments(context.args());
+    }
+    if (!settings.exposedPorts().isEmpty()) {
+      builder.setExposedPorts(com.google.cloud.tools.jib.api.Ports.parse(
+          settings.exposedPorts()));
+    }
+    if (!settings.volumes().isEmpty()) {
+      java.util.Set<AbsoluteUnixPath> volumes = new java.util.LinkedHashSet<>();
+      settings.volumes().forEach(path -> volumes.add(AbsoluteUnixPath.get(path)));
+      builder.setVolumes(volumes);
     }
     builder.setEnvironment(context.env());
     builder.setWorkingDirectory(AbsoluteUnixPath.get(context.workingDir()));

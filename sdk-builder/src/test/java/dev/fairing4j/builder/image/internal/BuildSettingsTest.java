@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.Secret;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ class BuildSettingsTest {
         : new BaseImage.FromRegistry(ImageRef.parse(base)));
     return new BuildSettings(plain.base(), Optional.of(ImageRef.parse(target)), Optional.empty(),
         false, plain.format(), plain.tags(), plain.targetCredentials(), Optional.empty(), optIn,
-        Optional.empty(), Optional.empty(), plain.trustedCertificates());
+        Optional.empty(), Optional.empty(), plain.trustedCertificates(), List.of(), List.of());
   }
 
   @Test
@@ -38,11 +39,11 @@ class BuildSettingsTest {
     BuildSettings sameWithCreds = new BuildSettings(same.base(), same.repository(), same.tar(),
         false,
         same.format(), same.tags(), CredentialSource.NONE.withExplicit(alice), Optional.empty(),
-        false, Optional.empty(), Optional.empty(), same.trustedCertificates());
+        false, Optional.empty(), Optional.empty(), same.trustedCertificates(), List.of(), List.of());
     BuildSettings other = new BuildSettings(new BaseImage.FromRegistry(
         ImageRef.parse("python:3.11")), same.repository(), same.tar(), false, same.format(),
         same.tags(), CredentialSource.NONE.withExplicit(alice), Optional.empty(), false,
-        Optional.empty(), Optional.empty(), same.trustedCertificates());
+        Optional.empty(), Optional.empty(), same.trustedCertificates(), List.of(), List.of());
 
     assertThat(sameWithCreds.effectiveBaseCredentials().explicit()).contains(alice);
     assertThat(other.effectiveBaseCredentials()).isEqualTo(CredentialSource.NONE);

@@ -113,8 +113,12 @@ public final class LocalSubmitter {
     for (JobPlan.Group group : plan.groups()) {
       List<String> argv = argv(group, context);
       argvs.put(group.type(), argv);
-      modules.addAll(ImportScanner.requiredModules(argv, context, workingDir(group, context)));
-      usesPython |= ImportScanner.isPython(argv.get(0)) || ImportScanner.isTorchrun(argv.get(0));
+      // A shell-form command (a Dockerfile's CMD python ...) runs Python through the shell.
+      List<String> program = ImportScanner.programWords(argv);
+      modules.addAll(ImportScanner.requiredModules(program, context,
+          workingDir(group, context)));
+      usesPython |= ImportScanner.isPython(program.get(0))
+          || ImportScanner.isTorchrun(program.get(0));
     }
     // The image's own dependency layer (prebuildRequirements) is on the job's PYTHONPATH.
     List<Path> provided = staged.hostDirs(context.env().getOrDefault("PYTHONPATH", ""));

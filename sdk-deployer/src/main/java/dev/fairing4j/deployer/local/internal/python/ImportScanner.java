@@ -35,6 +35,24 @@ public final class ImportScanner {
     return baseName(program).matches("python[0-9.]*");
   }
 
+  /**
+   * The words a shell-form command runs ({@code [/bin/sh, -c, "python /app/train.py --lr 1"]},
+   * as a Dockerfile's {@code CMD python /app/train.py} becomes), split at whitespace; any other
+   * {@code argv} as it is. Only for finding the program and its script: the shell still runs the
+   * string.
+   */
+  public static List<String> programWords(List<String> argv) {
+    if (argv.size() >= 3 && baseName(argv.get(0)).matches("(ba|da)?sh")
+        && argv.get(argv.size() - 2).matches("-[a-z]*c")) {
+      String line = argv.get(argv.size() - 1).strip();
+      if (line.startsWith("exec ")) {
+        line = line.substring("exec ".length()).strip();
+      }
+      return line.isEmpty() ? argv : List.of(line.split("\\s+"));
+    }
+    return argv;
+  }
+
   /** True when {@code program} is torchrun. */
   public static boolean isTorchrun(String program) {
     return baseName(program).equals("torchrun");
