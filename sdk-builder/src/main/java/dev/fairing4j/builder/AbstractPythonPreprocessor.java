@@ -21,8 +21,8 @@ import java.util.Objects;
  * @param <T> the concrete preprocessor, so fluent calls keep their type
  */
 public abstract sealed class AbstractPythonPreprocessor<T extends AbstractPythonPreprocessor<T>>
-    implements Preprocessor permits PythonPreprocessor, SourcePreprocessor, NotebookPreprocessor,
-    GitPreprocessor {
+    implements Preprocessor permits PythonPreprocessor, SourcePreprocessor, FunctionPreprocessor,
+    NotebookPreprocessor, GitPreprocessor {
 
   final PythonOptions options;
 

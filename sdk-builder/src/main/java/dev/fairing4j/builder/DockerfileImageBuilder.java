@@ -1,7 +1,9 @@
 package dev.fairing4j.builder;
 
+import dev.fairing4j.builder.dockerfile.internal.BuildTools;
 import dev.fairing4j.builder.dockerfile.internal.DockerfilePlan;
 import dev.fairing4j.builder.dockerfile.internal.DockerfileTranslation;
+import dev.fairing4j.builder.dockerfile.internal.ToolBuild;
 import dev.fairing4j.builder.image.internal.BaseImage;
 import dev.fairing4j.builder.image.internal.BuildSettings;
 import dev.fairing4j.builder.image.internal.ImageBuildRun;
@@ -43,7 +45,11 @@ import java.util.stream.Collectors;
  * the same digest, the same up-to-date check and edit loop as {@link JibImageBuilder}. Anything
  * Jib cannot do ({@code RUN}, a second stage, {@code COPY --from} or {@code --chown}, {@code ADD}
  * of a URL or an archive, {@code HEALTHCHECK}, a variable only the base image's environment sets)
- * is reported with its line before any work.
+ * is built by buildah or podman, whichever this machine has ({@link #tool} chooses): daemonless,
+ * with chroot isolation, the tool's layer cache (a changed file rebuilds from the step that
+ * copies it) and fixed timestamps, pushed with the same credentials, TLS rules and CAs. Which
+ * built it is said in the progress; where neither is installed the build fails before any work,
+ * naming the ways to get one.
  *
  * <p>What the job runs comes from the Dockerfile, not the preprocessor: its files,
  * {@code ENTRYPOINT} as the command and {@code CMD} as the arguments (a deployer's
@@ -53,22 +59,28 @@ import java.util.stream.Collectors;
  * environment are this machine's.
  */
 public final class DockerfileImageBuilder implements ImageBuilder {
+  /** The label that ties a tool-built image's tag to its Dockerfile's text and arguments. */
+  private static final String DOCKERFILE_LABEL = "dev.fairing4j.builder.dockerfile";
+
   private final Path dockerfile;
   private final JibImageBuilder jib;
   private final Map<String, String> buildArgs;
+  private final DockerfileTool tool;
 
   private DockerfileImageBuilder(Path dockerfile, JibImageBuilder jib,
-      Map<String, String> buildArgs) {
+      Map<String, String> buildArgs, DockerfileTool tool) {
     this.dockerfile = dockerfile;
     this.jib = jib;
     this.buildArgs = Collections.unmodifiableMap(new LinkedHashMap<>(buildArgs));
+    this.tool = tool;
   }
 
   static DockerfileImageBuilder of(Path dockerfile) {
     Path absolute = Objects.requireNonNull(dockerfile, "dockerfile").toAbsolutePath()
         .normalize();
     DockerfileTranslation.read(absolute);
-    return new DockerfileImageBuilder(absolute, Builders.scratch(), Map.of());
+    return new DockerfileImageBuilder(absolute, Builders.scratch(), Map.of(),
+        DockerfileTool.AUTO);
   }
 
   /** The Dockerfile this builder reads. */
@@ -85,7 +97,18 @@ public final class DockerfileImageBuilder implements ImageBuilder {
     Objects.requireNonNull(value, "buildArg value");
     Map<String, String> all = new LinkedHashMap<>(buildArgs);
     all.put(name.trim(), value);
-    return new DockerfileImageBuilder(dockerfile, jib, all);
+    return new DockerfileImageBuilder(dockerfile, jib, all, tool);
+  }
+
+  /**
+   * What builds the image: {@link DockerfileTool#AUTO} (the default) lets Jib build what it can
+   * and buildah or podman, whichever the machine has, the rest; {@code BUILDAH} or
+   * {@code PODMAN} always use that tool (exact Docker semantics, such as a base image's
+   * {@code WORKDIR}); {@code JIB} refuses what Jib cannot do.
+   */
+  public DockerfileImageBuilder tool(DockerfileTool newTool) {
+    return new DockerfileImageBuilder(dockerfile, jib, buildArgs,
+        Objects.requireNonNull(newTool, "tool"));
   }
 
   /** Pushes to {@code repository}, as {@link JibImageBuilder#pushTo}. */
@@ -181,7 +204,25 @@ public final class DockerfileImageBuilder implements ImageBuilder {
   @Override
   public ImageRef plannedImage(BuildContext context) {
     DockerfilePlan plan = plan(context);
-    return run(plan).planned(plan.context());
+    return run(plan).planned(viaTool(plan) ? toolTagged(plan) : plan.context());
+  }
+
+  private boolean viaTool(DockerfilePlan plan) {
+    return tool == DockerfileTool.BUILDAH || tool == DockerfileTool.PODMAN
+        || (tool == DockerfileTool.AUTO && !plan.jibCanBuild());
+  }
+
+  /**
+   * The plan's context with a label over the Dockerfile's text and build arguments: a tool's
+   * image also holds what RUN steps made, which the context alone does not describe, so its
+   * content tag must change with them.
+   */
+  private BuildContext toolTagged(DockerfilePlan plan) {
+    List<String> parts = new java.util.ArrayList<>(List.of("tool",
+        DockerfileTranslation.read(dockerfile)));
+    new java.util.TreeMap<>(buildArgs).forEach((name, value) -> parts.add(name + "=" + value));
+    return plan.context().withLabel(DOCKERFILE_LABEL, "sha256:"
+        + dev.fairing4j.core.internal.Sha256.ofParts(parts));
   }
 
   /**
@@ -192,7 +233,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
    */
   @Override
   public void validate(BuildContext context) {
-    DockerfilePlan plan = jibPlan(context);
+    DockerfilePlan plan = plan(context);
+    choose(plan);
     run(plan).validate(plan.context());
   }
 
@@ -205,10 +247,66 @@ public final class DockerfileImageBuilder implements ImageBuilder {
   public ImageRef build(BuildContext context, ProgressListener progress) {
     ProgressListener guarded = GuardedListener.guard(Objects.requireNonNull(progress,
         "progress"));
-    DockerfilePlan plan = jibPlan(context);
-    guarded.onEvent(new ProgressEvent.Note(dockerfile.getFileName() + ": " + plan.from()
-        .describe() + "; built by Jib (no step needs a container)"));
-    return run(plan).build(plan.context(), guarded);
+    DockerfilePlan plan = plan(context);
+    Optional<ToolBuild> chosen = choose(plan);
+    if (chosen.isEmpty()) {
+      guarded.onEvent(new ProgressEvent.Note(dockerfile.getFileName() + ": " + plan.from()
+          .describe() + "; built by Jib (no step needs a container)"));
+      return run(plan).build(plan.context(), guarded);
+    }
+    ImageBuildRun run = run(plan);
+    BuildContext tagged = toolTagged(plan);
+    run.validate(tagged);
+    guarded.onEvent(new ProgressEvent.Note(dockerfile.getFileName() + ": built by "
+        + chosen.get().tool() + (plan.jibCanBuild() ? " (chosen)" : " (" + plan.beyondJib()
+        .get(0).describe() + " needs it)")));
+    return chosen.get().build(dockerfile, DockerfileTranslation.contextFiles(dockerfile,
+        context), buildArgs, settings(plan), run.planned(tagged), System.getenv(), guarded);
+  }
+
+  /**
+   * The tool that builds {@code plan}, or empty for Jib.
+   *
+   * @throws InvalidInputException when the chosen way cannot build it
+   */
+  private Optional<ToolBuild> choose(DockerfilePlan plan) {
+    String path = System.getenv("PATH");
+    switch (tool) {
+      case JIB -> {
+        jibPlan(plan);
+        return Optional.empty();
+      }
+      case BUILDAH, PODMAN -> {
+        String name = tool.name().toLowerCase(java.util.Locale.ROOT);
+        return Optional.of(new ToolBuild(name, BuildTools.find(name, path).orElseThrow(() ->
+            InvalidInputException.of("tool", name + " is not on PATH (" + path + ")",
+                "install it (apt-get install " + name + "), or use DockerfileTool.AUTO"))));
+      }
+      default -> {
+        if (plan.jibCanBuild()) {
+          return Optional.empty();
+        }
+        for (String name : List.of("buildah", "podman")) {
+          Optional<Path> found = BuildTools.find(name, path);
+          if (found.isPresent()) {
+            return Optional.of(new ToolBuild(name, found.get()));
+          }
+        }
+        List<DockerfilePlan.Step> steps = plan.beyondJib();
+        throw InvalidInputException.of("dockerfile", dockerfile + " " + steps.get(0).describe()
+            + more(steps) + ": this needs a builder that runs containers, and neither buildah"
+            + " nor podman is on PATH", "install one (apt-get install buildah, or podman),"
+            + " build inside the cluster, or rewrite the step without it (install packages in"
+            + " a base image you build once)");
+      }
+    }
+  }
+
+  private static String more(List<DockerfilePlan.Step> steps) {
+    return steps.size() > 1 ? " and " + (steps.size() - 1) + " more step"
+        + (steps.size() > 2 ? "s" : "") + " (" + steps.subList(1, steps.size()).stream()
+        .map(s -> "line " + s.instruction().line()).collect(Collectors.joining(", ")) + ")"
+        : "";
   }
 
   /** The target registry's credentials for the cluster, as {@link JibImageBuilder}'s. */
@@ -221,29 +319,25 @@ public final class DockerfileImageBuilder implements ImageBuilder {
     return DockerfileTranslation.of(dockerfile, prepared, buildArgs, null);
   }
 
-  private DockerfilePlan jibPlan(BuildContext prepared) {
-    DockerfilePlan plan = plan(prepared);
+  private void jibPlan(DockerfilePlan plan) {
     if (!plan.jibCanBuild()) {
       List<DockerfilePlan.Step> steps = plan.beyondJib();
       throw InvalidInputException.of("dockerfile", dockerfile + " " + steps.get(0).describe()
-          + (steps.size() > 1 ? " and " + (steps.size() - 1) + " more step"
-              + (steps.size() > 2 ? "s" : "") + " (" + steps.subList(1, steps.size()).stream()
-              .map(s -> "line " + s.instruction().line()).collect(Collectors.joining(", "))
-              + ")" : "") + ": Jib cannot build this, and this builder builds with Jib",
-          "install buildah (apt-get install buildah) or podman to build it on this machine,"
-              + " build it inside the cluster, or rewrite the step without it (install"
-              + " packages in a base image you build once)");
+          + more(steps) + ": Jib cannot build this, and this builder was told to use Jib"
+          + " (DockerfileTool.JIB)", "use DockerfileTool.AUTO with buildah (apt-get install"
+          + " buildah) or podman on this machine, build inside the cluster, or rewrite the"
+          + " step without it (install packages in a base image you build once)");
     }
-    return plan;
   }
 
   private ImageBuildRun run(DockerfilePlan plan) {
+    return new ImageBuildRun(settings(plan), System.getenv());
+  }
+
+  private BuildSettings settings(DockerfilePlan plan) {
     BuildSettings settings = jib.settings().withBase(base(plan))
         .withPortsAndVolumes(plan.ports(), plan.volumes());
-    if (plan.user().isPresent()) {
-      settings = settings.withUser(plan.user().get());
-    }
-    return new ImageBuildRun(settings, System.getenv());
+    return plan.user().isPresent() ? settings.withUser(plan.user().get()) : settings;
   }
 
   private BaseImage base(DockerfilePlan plan) {
@@ -260,18 +354,18 @@ public final class DockerfileImageBuilder implements ImageBuilder {
   }
 
   private DockerfileImageBuilder with(JibImageBuilder newJib) {
-    return new DockerfileImageBuilder(dockerfile, newJib, buildArgs);
+    return new DockerfileImageBuilder(dockerfile, newJib, buildArgs, tool);
   }
 
   @Override
   public boolean equals(Object other) {
     return other instanceof DockerfileImageBuilder that && dockerfile.equals(that.dockerfile)
-        && jib.equals(that.jib) && buildArgs.equals(that.buildArgs);
+        && jib.equals(that.jib) && buildArgs.equals(that.buildArgs) && tool == that.tool;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(dockerfile, jib, buildArgs);
+    return Objects.hash(dockerfile, jib, buildArgs, tool);
   }
 
   /** Names the Dockerfile, the target and the build argument names; never a credential. */
@@ -279,6 +373,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
   public String toString() {
     String settings = jib.toString().replaceFirst("^jib\\(scratch", "");
     return "dockerfile(" + dockerfile + settings.substring(0, settings.length() - 1)
-        + (buildArgs.isEmpty() ? "" : ", buildArgs=" + buildArgs.keySet()) + ")";
+        + (buildArgs.isEmpty() ? "" : ", buildArgs=" + buildArgs.keySet())
+        + (tool == DockerfileTool.AUTO ? "" : ", tool=" + tool.name().toLowerCase(
+            java.util.Locale.ROOT)) + ")";
   }
 }

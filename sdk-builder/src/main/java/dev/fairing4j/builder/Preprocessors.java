@@ -2,6 +2,7 @@ package dev.fairing4j.builder;
 
 import dev.fairing4j.builder.preprocess.internal.PythonOptions;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -15,6 +16,10 @@ import java.util.TreeMap;
  * Preprocessors.source("train.py", """
  *     print("hello from a text block")
  *     """)                                                    // the script as text
+ * Preprocessors.function("""
+ *     def train(lr, epochs):
+ *         print(lr, epochs)
+ *     """, Map.of("lr", 0.01, "epochs", 2))             // a function and its arguments
  * Preprocessors.notebook(Path.of("mnist.ipynb"))            // code cells -> one script
  * Preprocessors.fullNotebook(Path.of("mnist.ipynb"))        // run as is (nbclient or papermill)
  * Preprocessors.git("https://github.com/org/repo.git").tag("v1.0").entry("train.py")
@@ -40,6 +45,24 @@ public final class Preprocessors {
    */
   public static SourcePreprocessor source(String name, String source) {
     return SourcePreprocessor.of(name, source);
+  }
+
+  /**
+   * One Python function and the keyword arguments to call it with, as the Kubeflow SDK's
+   * {@code CustomTrainer(func=..., func_args=...)}: the SDK writes the launcher that calls it.
+   * The function is the source's last top-level {@code def} (choose another with
+   * {@code .call(name)}).
+   *
+   * @throws dev.fairing4j.core.InvalidInputException for an empty source, one without a
+   *     function, an argument the function does not take, or a value JSON cannot carry
+   */
+  public static FunctionPreprocessor function(String source, Map<String, ?> arguments) {
+    return FunctionPreprocessor.of(source, arguments);
+  }
+
+  /** One Python function called without arguments; see {@link #function(String, Map)}. */
+  public static FunctionPreprocessor function(String source) {
+    return FunctionPreprocessor.of(source, Map.of());
   }
 
   /** A Jupyter notebook whose code cells become one script. */

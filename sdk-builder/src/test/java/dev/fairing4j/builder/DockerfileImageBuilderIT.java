@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Dockerfiles without RUN built by Jib against a real registry: what each instruction puts in the
  * image, read back with skopeo; the same digest from an empty cache and another repository; an
- * unchanged rebuild that uploads nothing; and a RUN refused before any request.
+ * unchanged rebuild that uploads nothing; and a RUN refused before any request when told to use
+ * Jib alone.
  */
 class DockerfileImageBuilderIT {
   @RegisterExtension
@@ -146,14 +147,15 @@ class DockerfileImageBuilderIT {
   }
 
   @Test
-  void aRunStepIsRefusedBeforeAnyRequestWithTheWaysToGetABuilder() throws Exception {
+  void aRunStepToldToUseJibAloneIsRefusedBeforeAnyRequestWithTheWaysToBuildIt()
+      throws Exception {
     BuildContext context = script("print('run')\n");
     DockerfileImageBuilder builder = builder("""
         FROM %s
         COPY train.py /app/
         RUN pip install --no-index --find-links /wheels numpy==1.24.2
         CMD ["python", "/app/train.py"]
-        """.formatted(base), "team/run");
+        """.formatted(base), "team/run").tool(DockerfileTool.JIB);
     REGISTRY.clearRequests();
 
     assertThatThrownBy(() -> builder.build(context, ProgressListener.NONE))

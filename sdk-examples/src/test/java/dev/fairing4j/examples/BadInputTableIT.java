@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fairing4j.builder.Builders;
+import dev.fairing4j.builder.DockerfileTool;
 import dev.fairing4j.builder.JibImageBuilder;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
@@ -338,6 +339,11 @@ class BadInputTableIT {
         c("inline source that names a missing extra file", "files",
             e -> e.run(Preprocessors.source("train.py", "print('hi')\n").baseDir(e.dir())
                 .files(e.dir().resolve("nope.bin")))),
+        c("function source with no function in it", "source",
+            e -> e.run(Preprocessors.function("print('hi')\n", Map.of()))),
+        c("function argument the function does not take", "arguments",
+            e -> e.run(Preprocessors.function("def train(lr):\n    print(lr)\n",
+                Map.of("learning_rate", 0.1))), "learning_rate", "it takes lr"),
         // ---- notebooks ----------------------------------------------------------------------
         c("notebook that is not JSON", "notebook",
             e -> e.run(Preprocessors.notebook(e.write("broken.ipynb", "{\"cells\": [")))),
@@ -387,11 +393,15 @@ class BadInputTableIT {
         c("Dockerfile that does not exist", "dockerfile",
             e -> e.run(Builders.dockerfile(e.dir().resolve("docker/Dockerfile"))
                 .pushTo(e.target())), "does not exist"),
-        c("Dockerfile with a RUN step Jib cannot take", "dockerfile",
-            e -> e.runDockerfile("FROM " + REGISTRY.hostPort() + "/base/python:3.11\n"
-                + "COPY train.py /app/\nRUN pip install --no-index numpy\n"
-                + "CMD [\"python\", \"/app/train.py\"]\n"), "line 3: RUN pip install",
-            "apt-get install buildah"),
+        c("Dockerfile with a RUN step, told to build with Jib alone", "dockerfile",
+            e -> e.run(Builders.dockerfile(e.write("Dockerfile", "FROM " + REGISTRY.hostPort()
+                + "/base/python:3.11\nCOPY train.py /app/\nRUN pip install --no-index numpy\n"
+                + "CMD [\"python\", \"/app/train.py\"]\n")).tool(DockerfileTool.JIB)
+                .pushTo(e.target())), "line 3: RUN pip install", "apt-get install buildah"),
+        c("Dockerfile with a RUN step on a machine without buildah or podman", "dockerfile",
+            e -> e.inChildJvm(Map.of("PATH", "/nowhere", "FAIRING4J_BAD_INPUT", "dockerfile-run",
+                "KUBECONFIG", e.cluster().kubeconfigFiles().get(0).toString())),
+            "neither buildah nor podman is on PATH", "apt-get install buildah"),
         c("Dockerfile COPY of a file outside the context", "dockerfile",
             e -> e.runDockerfile("FROM " + REGISTRY.hostPort() + "/base/python:3.11\n"
                 + "COPY ../secrets.env /app/\n"), "line 2", "outside the build context"),

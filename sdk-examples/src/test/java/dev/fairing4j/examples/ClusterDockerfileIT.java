@@ -11,6 +11,7 @@ import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tags;
+import dev.fairing4j.core.testing.TestWheels;
 import dev.fairing4j.deployer.Deployers;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Seed 003's Dockerfile shape on the kit: {@code FROM} the torch base, the script copied in,
  * {@code CMD} in the exec form (the base has no shell), built by Jib with no tool, pushed to the
- * kit's registry and run as a PyTorchJob whose two pods join a gloo all-reduce.
+ * kit's registry and run as a PyTorchJob whose two pods join a gloo all-reduce; and one whose
+ * RUN pip-installs a wheel with no index, built by buildah and run as a Job.
  */
 @Tag(Tags.CLUSTER)
 class ClusterDockerfileIT {
@@ -52,6 +54,7 @@ class ClusterDockerfileIT {
         dist.all_reduce(total)
         logging.info("rank %d of %d sum=%s mode=%s", rank, dist.get_world_size(),
                      total.item(), os.environ["MODE"])
+        dist.barrier()  # the job ends with the Master: every rank has logged by then
         dist.destroy_process_group()
         """);
     Path dockerfile = Files.writeString(dir.resolve("Dockerfile"), """
@@ -89,5 +92,58 @@ class ClusterDockerfileIT {
         .buildArg("MODE", "kit").pushTo(ClusterKit.repository("dockerfile"))
         .plannedImage(Preprocessors.python(dir.resolve("train.py")).prepare());
     assertThat(planned.reference()).startsWith(ClusterKit.repository("dockerfile") + ":");
+  }
+
+  @Test
+  void aDockerfileThatPipInstallsIsBuiltByBuildahAndRunsAsAJob(@TempDir Path dir)
+      throws IOException {
+    Path wheels = Files.createDirectories(dir.resolve("wheels"));
+    TestWheels.write(wheels, "fairing_probe", "installed by RUN");
+    Path pip;
+    try (var found = Files.list(Path.of("/usr/share/python-wheels"))) {
+      pip = found.filter(p -> p.getFileName().toString().startsWith("pip-")).findFirst()
+          .orElseThrow(() -> new AssertionError("no pip wheel in /usr/share/python-wheels;"
+              + " install it: apt-get install python3-pip-whl"));
+    }
+    Files.copy(pip, wheels.resolve(pip.getFileName()));
+    Files.writeString(dir.resolve("train.py"), """
+        import logging, sys
+        import torch, fairing_probe
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
+        logging.info("probe=%s torch=%s", fairing_probe.GREETING, torch.__version__)
+        """);
+    // pip run from its own wheel: the base has the interpreter and torch, not pip
+    Path dockerfile = Files.writeString(dir.resolve("Dockerfile"), """
+        ARG BASE
+        FROM ${BASE}
+        COPY wheels/ /wheels/
+        RUN ["python", "/wheels/%s/pip", "install", "--no-index", "--find-links", "/wheels", \\
+             "--target", "/opt/deps", "fairing-probe"]
+        ENV PYTHONPATH=/opt/deps
+        COPY train.py /app/
+        CMD ["python", "-u", "/app/train.py"]
+        """.formatted(pip.getFileName()));
+    List<ProgressEvent> events = new CopyOnWriteArrayList<>();
+
+    TrainingJob job = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(dir.resolve("train.py")))
+        .builder(Builders.dockerfile(dockerfile).buildArg("BASE", kit.base().reference())
+            .pushTo(ClusterKit.repository("dockerfile-run")))
+        .deployer(Deployers.batchJob("dockerfile-run").namespace(kit.namespace())
+            .replaceExisting().on(kit.cluster()))
+        .progress(events::add)
+        .run();
+    try {
+      assertThat(job.waitForCompletion(Duration.ofMinutes(3)).phase())
+          .isEqualTo(JobPhase.SUCCEEDED);
+      assertThat(job.logs().snapshot()).extracting(LogLine::text)
+          .anyMatch(line -> line.startsWith("probe=installed by RUN torch="));
+      assertThat(events).filteredOn(ProgressEvent.Note.class::isInstance)
+          .extracting(e -> ((ProgressEvent.Note) e).message())
+          .anyMatch(m -> m.startsWith("Dockerfile: built by buildah (line 4: RUN"))
+          .anyMatch(m -> m.startsWith("pushed " + ClusterKit.repository("dockerfile-run")));
+    } finally {
+      job.delete();
+    }
   }
 }

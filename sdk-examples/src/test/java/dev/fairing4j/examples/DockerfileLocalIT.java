@@ -35,15 +35,19 @@ import org.junit.jupiter.api.io.TempDir;
 class DockerfileLocalIT {
   private static final String SCRIPT = """
       import argparse, logging, os, sys
+      import torch.distributed as dist
       logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                           format="%(levelname)s %(message)s")
       parser = argparse.ArgumentParser()
       parser.add_argument("--epochs", type=int, default=1)
       args = parser.parse_args()
-      rank = int(os.environ["RANK"])
-      logging.info("rank %d of %s epochs=%d mode=%s cwd=%s config=%s", rank,
+      dist.init_process_group("gloo")
+      logging.info("rank %d of %s epochs=%d mode=%s cwd=%s config=%s", dist.get_rank(),
                    os.environ["WORLD_SIZE"], args.epochs, os.environ.get("MODE"), os.getcwd(),
                    open("/app/conf/train.yaml").read().strip())
+      # The job succeeds when the Master ends: it waits until every rank has logged.
+      dist.barrier()
+      dist.destroy_process_group()
       """;
 
   @TempDir Path project;

@@ -14,6 +14,7 @@ import dev.fairing4j.deployer.Deployers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,20 +23,26 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A script handed over as a Java text block, written the way PyTorch users write one (logging
  * to stderr, the rank from the operator's environment), run through the front door on the local
- * cluster as a PyTorchJob with a worker; and its dry run, which names the image by the script's
- * digest and never shows its text.
+ * cluster as a PyTorchJob with a worker; a function with its arguments, written as the Kubeflow
+ * SDK's CustomTrainer examples are, run under torchrun; and the dry run, which names the image by
+ * the script's digest and never shows its text.
  */
-@Timeout(120)
+@Timeout(180)
 class InlineSourceLocalIT {
   private static final String SCRIPT = """
       import logging, os, sys
+      import torch.distributed as dist
       logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                           format="%(levelname)s %(message)s")
       log = logging.getLogger("train")
       rank = int(os.environ["RANK"])
       world = int(os.environ["WORLD_SIZE"])
       secret = "inline-secret-not-for-yaml"
+      dist.init_process_group("gloo")
       log.info("rank %d of %d from an inline script", rank, world)
+      # The job succeeds when the Master ends: it waits until every rank has logged.
+      dist.barrier()
+      dist.destroy_process_group()
       """;
 
   @TempDir Path state;
@@ -60,6 +67,45 @@ class InlineSourceLocalIT {
           .map(l -> "[" + l.replica() + "] " + l.text()).toList();
       assertThat(lines).contains("[master-0] INFO rank 0 of 2 from an inline script",
           "[worker-0] INFO rank 1 of 2 from an inline script");
+    } finally {
+      job.delete();
+    }
+  }
+
+  /** Written as the Kubeflow SDK's CustomTrainer examples are: imports inside the function. */
+  static final String TRAIN_FUNCTION = """
+      def train_func(lr, epochs=1):
+          import logging, os, sys
+          import torch
+          import torch.distributed as dist
+          logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                              format="%(levelname)s %(message)s")
+          dist.init_process_group(backend="gloo")
+          local_rank = int(os.environ["LOCAL_RANK"])
+          total = torch.tensor([float(dist.get_rank())])
+          dist.all_reduce(total)
+          logging.info("rank %d of %d local_rank %d lr=%s epochs=%s sum=%s", dist.get_rank(),
+                       dist.get_world_size(), local_rank, lr, epochs, total.item())
+          dist.barrier()  # the job ends with the Master: every rank has logged by then
+          dist.destroy_process_group()
+      """;
+
+  @Test
+  void aFunctionWithItsArgumentsRunsUnderTorchrunAsAPyTorchJob() {
+    TrainingJob job = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Preprocessors.function(TRAIN_FUNCTION, Map.of("lr", 0.05, "epochs", 2))
+            .torchrun())
+        .deployer(Deployers.pyTorchJob("function").workers(1)
+            .on(Clusters.local().stateDir(state).volumesDir(volumes)))
+        .run();
+    try {
+      assertThat(job.waitForCompletion(Duration.ofSeconds(90)).phase())
+          .isEqualTo(JobPhase.SUCCEEDED);
+      List<String> lines = job.logs().snapshot().stream()
+          .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+      assertThat(lines).contains(
+          "[master-0] INFO rank 0 of 2 local_rank 0 lr=0.05 epochs=2 sum=1.0",
+          "[worker-0] INFO rank 1 of 2 local_rank 0 lr=0.05 epochs=2 sum=1.0");
     } finally {
       job.delete();
     }

@@ -149,8 +149,8 @@ final class ContextView {
         + " with .files(..)");
   }
 
-  /** Every file of the context, the preprocessor's first, by name. */
-  private SortedMap<String, ContextFile> listing() {
+  /** Every file of the context by name, the preprocessor's where both have one. */
+  SortedMap<String, ContextFile> listing() {
     if (listing == null) {
       SortedMap<String, ContextFile> all = new TreeMap<>();
       if (Files.isDirectory(directory)) {

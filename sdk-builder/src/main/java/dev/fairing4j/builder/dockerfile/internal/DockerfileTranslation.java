@@ -114,6 +114,16 @@ public final class DockerfileTranslation {
     }
   }
 
+  /**
+   * The build context a tool that runs the Dockerfile itself gets: every file of
+   * {@code prepared} and of the Dockerfile's directory, by name, minus {@code .dockerignore}.
+   */
+  public static java.util.SortedMap<String, ContextFile> contextFiles(Path dockerfile,
+      BuildContext prepared) {
+    Path directory = dockerfile.toAbsolutePath().getParent();
+    return ContextView.of(prepared, directory, DockerIgnore.in(directory)).listing();
+  }
+
   /** The Dockerfile's text, or the bad-input error that says why there is none. */
   public static String read(Path dockerfile) {
     if (Files.isDirectory(dockerfile)) {
