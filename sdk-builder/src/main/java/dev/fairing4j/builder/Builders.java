@@ -53,6 +53,15 @@ public final class Builders {
     return DockerfileImageBuilder.of(dockerfile);
   }
 
+  /**
+   * A builder that builds inside a cluster, in a Kaniko pod (Fairing's {@code cluster} builder),
+   * e.g. {@code Builders.inCluster(Clusters.kubernetes()).dockerfile(Path.of("Dockerfile"))
+   * .pushTo("registry.example.com/team/mnist")}; see {@link InClusterImageBuilder}.
+   */
+  public static InClusterImageBuilder inCluster(dev.fairing4j.core.BuildSite site) {
+    return InClusterImageBuilder.on(site);
+  }
+
   /** A Jib builder on an empty base: the image holds only the context's files. */
   public static JibImageBuilder scratch() {
     return JibImageBuilder.on(new BaseImage.Scratch());

@@ -147,7 +147,7 @@ public final class DockerfileImageBuilder implements ImageBuilder {
     return with(jib.credentialsFromEnvironment(userVariable, passwordVariable));
   }
 
-  /** Falls back to Docker's {@code ~/.docker/config.json}, as {@link JibImageBuilder#dockerConfig}. */
+  /** Falls back to Docker's {@code ~/.docker/config.json}, as {@code JibImageBuilder}'s. */
   public DockerfileImageBuilder dockerConfig() {
     return with(jib.dockerConfig());
   }
@@ -229,7 +229,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
    * {@inheritDoc}
    *
    * @throws InvalidInputException (field {@code dockerfile}) for a Dockerfile that cannot be
-   *     read, names a file outside the context, or holds a step Jib cannot take
+   *     read, names a file outside the context, or holds a step Jib cannot take where no tool
+   *     that can is chosen or installed
    */
   @Override
   public void validate(BuildContext context) {
@@ -296,8 +297,9 @@ public final class DockerfileImageBuilder implements ImageBuilder {
         throw InvalidInputException.of("dockerfile", dockerfile + " " + steps.get(0).describe()
             + more(steps) + ": this needs a builder that runs containers, and neither buildah"
             + " nor podman is on PATH", "install one (apt-get install buildah, or podman),"
-            + " build inside the cluster, or rewrite the step without it (install packages in"
-            + " a base image you build once)");
+            + " build inside the cluster with Builders.inCluster(Clusters.kubernetes())"
+            + ".dockerfile(..), or rewrite the step without it (install packages in a base"
+            + " image you build once)");
       }
     }
   }
@@ -325,7 +327,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
       throw InvalidInputException.of("dockerfile", dockerfile + " " + steps.get(0).describe()
           + more(steps) + ": Jib cannot build this, and this builder was told to use Jib"
           + " (DockerfileTool.JIB)", "use DockerfileTool.AUTO with buildah (apt-get install"
-          + " buildah) or podman on this machine, build inside the cluster, or rewrite the"
+          + " buildah) or podman on this machine, build inside the cluster"
+          + " (Builders.inCluster(Clusters.kubernetes()).dockerfile(..)), or rewrite the"
           + " step without it (install packages in a base image you build once)");
     }
   }

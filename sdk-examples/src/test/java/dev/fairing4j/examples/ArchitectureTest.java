@@ -121,7 +121,8 @@ class ArchitectureTest {
         "transport", List.of(),
         "jobs", List.of("transport", "diagnosis"),
         "diagnosis", List.of("transport", "jobs"),
-        "logs", List.of("transport", "jobs", "diagnosis"));
+        "logs", List.of("transport", "jobs", "diagnosis"),
+        "builds", List.of("transport", "jobs"));
     checkRooms(kubernetes, below, Set.of());
   }
 

@@ -414,6 +414,11 @@ class BadInputTableIT {
             e -> e.run(Builders.dockerfile(e.write("Dockerfile", "ARG BASE\nFROM $BASE\n"
                 + "COPY train.py /app/\n")).buildArg("BASE", "python:3.11")
                 .buildArg("EPOCS", "3").pushTo(e.target())), "EPOCS"),
+        c("in-cluster build without a target", "pushTo",
+            e -> e.run(Builders.inCluster(e.cluster()).base("python:3.11"))),
+        c("in-cluster build with nothing to build from", "inCluster",
+            e -> e.run(Builders.inCluster(e.cluster()).pushTo(e.target())),
+            ".dockerfile(Path.of(\"Dockerfile\"))"),
         // ---- pipeline shape -----------------------------------------------------------------
         c("no preprocessor", "preprocessor",
             e -> Fairing.pipeline().builder(e.builder())

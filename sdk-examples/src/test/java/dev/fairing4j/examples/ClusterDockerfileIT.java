@@ -99,13 +99,7 @@ class ClusterDockerfileIT {
       throws IOException {
     Path wheels = Files.createDirectories(dir.resolve("wheels"));
     TestWheels.write(wheels, "fairing_probe", "installed by RUN");
-    Path pip;
-    try (var found = Files.list(Path.of("/usr/share/python-wheels"))) {
-      pip = found.filter(p -> p.getFileName().toString().startsWith("pip-")).findFirst()
-          .orElseThrow(() -> new AssertionError("no pip wheel in /usr/share/python-wheels;"
-              + " install it: apt-get install python3-pip-whl"));
-    }
-    Files.copy(pip, wheels.resolve(pip.getFileName()));
+    String pip = DebianPipWheel.copyInto(wheels);
     Files.writeString(dir.resolve("train.py"), """
         import logging, sys
         import torch, fairing_probe
@@ -122,7 +116,7 @@ class ClusterDockerfileIT {
         ENV PYTHONPATH=/opt/deps
         COPY train.py /app/
         CMD ["python", "-u", "/app/train.py"]
-        """.formatted(pip.getFileName()));
+        """.formatted(pip));
     List<ProgressEvent> events = new CopyOnWriteArrayList<>();
 
     TrainingJob job = Fairing.pipeline()

@@ -259,6 +259,24 @@ final class ClusterKit {
     return result.status() == 0 ? result.output().strip() : "";
   }
 
+  /**
+   * The kit's registry as pods reach it ({@code $POD_REGISTRY} in the {@code env.sh} beside the
+   * kubeconfig, the node IP): a build that runs in a pod pushes there, and pulls bases from it.
+   */
+  String podRegistry() {
+    Path env = kubeconfig.toAbsolutePath().getParent().resolve("env.sh");
+    try {
+      java.util.regex.Matcher found = java.util.regex.Pattern.compile("POD_REGISTRY=(\\S+)")
+          .matcher(Files.readString(env));
+      if (found.find()) {
+        return found.group(1);
+      }
+    } catch (IOException e) {
+      throw new AssertionFailedError("cannot read " + env + ": " + e + "; " + howToStart());
+    }
+    throw new AssertionFailedError(env + " names no POD_REGISTRY; " + howToStart());
+  }
+
   /** Where this suite pushes the image of {@code name}. */
   static String repository(String name) {
     return REGISTRY + "/fairing4j-it/" + name;

@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,15 +56,7 @@ class DockerfileBuildahIT {
 
   private Path project(String script, String run) throws IOException {
     Path wheels = Files.createDirectories(project.resolve("wheels"));
-    // pip itself, from Debian's wheel: the base has the interpreter and nothing else
-    Path pip;
-    try (Stream<Path> found = Files.list(Path.of("/usr/share/python-wheels"))) {
-      pip = found.filter(p -> p.getFileName().toString().startsWith("pip-")).findFirst()
-          .orElseThrow(() -> new AssertionError("no pip wheel in /usr/share/python-wheels;"
-              + " install it: apt-get install python3-pip-whl"));
-    }
-    Files.copy(pip, wheels.resolve(pip.getFileName()), java.nio.file.StandardCopyOption
-        .REPLACE_EXISTING);
+    String pip = DebianPipWheel.copyInto(wheels);
     TestWheels.write(wheels, "fairing_probe", "hello from the wheel");
     Files.writeString(project.resolve("train.py"), script);
     return Files.writeString(project.resolve("Dockerfile"), """
@@ -76,7 +67,7 @@ class DockerfileBuildahIT {
         ENV PYTHONPATH=/opt/deps
         COPY train.py /app/
         CMD ["python3", "-u", "/app/train.py"]
-        """.formatted(run.replace("PIP", "/wheels/" + pip.getFileName() + "/pip")));
+        """.formatted(run.replace("PIP", "/wheels/" + pip + "/pip")));
   }
 
   private DockerfileImageBuilder builder(Path dockerfile) {

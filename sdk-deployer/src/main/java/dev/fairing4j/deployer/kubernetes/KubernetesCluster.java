@@ -1,7 +1,10 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.BuildSite;
+import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.PodBuild;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
@@ -9,6 +12,7 @@ import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.kubernetes.internal.builds.KanikoBuild;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterSettings;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeEnvironment;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
@@ -39,7 +43,7 @@ import java.util.Optional;
  * optionally {@code get} on {@code namespaces}, used only to tell a missing namespace from a
  * missing operator when a server's 404 says neither.
  */
-public final class KubernetesCluster implements Cluster {
+public final class KubernetesCluster implements Cluster, BuildSite {
   static {
     // The deployers reach the backend through ClusterBackends, which says why.
     ClusterBackends.register(KubernetesCluster.class, cluster -> cluster.backend);
@@ -174,6 +178,23 @@ public final class KubernetesCluster implements Cluster {
   @Override
   public String describe() {
     return backend.describe();
+  }
+
+  /** Reads the kubeconfig as a build would; sends nothing. */
+  @Override
+  public void validateBuildSite() {
+    backend.connection().config();
+  }
+
+  /**
+   * Builds in a Kaniko pod in the build's namespace (else this cluster's): the context goes to
+   * the pod's stdin through the attach API, credentials in a short-lived Secret, and the pod and
+   * the Secret are deleted afterwards. Needs, besides the job permissions, {@code create} on
+   * {@code pods/attach} and {@code create, delete} on {@code pods} and {@code secrets}.
+   */
+  @Override
+  public ImageRef buildInPod(PodBuild build, ProgressListener progress) {
+    return new KanikoBuild(backend.connection()).run(build, progress);
   }
 
   @Override

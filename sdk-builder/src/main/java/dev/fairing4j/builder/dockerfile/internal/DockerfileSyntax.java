@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 public record DockerfileSyntax(char escape, List<Instruction> instructions) {
   private static final Pattern DIRECTIVE =
       Pattern.compile("^#\\s*([a-zA-Z][a-zA-Z0-9_-]*)\\s*=\\s*(.*?)\\s*$");
-  private static final Pattern HEREDOC = Pattern.compile("<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\\2");
+  private static final Pattern HEREDOC =
+      Pattern.compile("<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\\2");
 
   /** Copies the list. */
   public DockerfileSyntax {

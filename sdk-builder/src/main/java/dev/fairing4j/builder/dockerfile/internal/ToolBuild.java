@@ -103,7 +103,8 @@ public final class ToolBuild {
       if (settings.tar().isPresent()) {
         Path tar = settings.tar().get();
         Files.deleteIfExists(tar);
-        String transport = settings.format() == ImageFormat.OCI ? "oci-archive:" : "docker-archive:";
+        String transport = settings.format() == ImageFormat.OCI ? "oci-archive:"
+            : "docker-archive:";
         run(List.of(executable.toString(), "push", "--quiet", local, transport + tar + ":"
             + name), "write " + tar.getFileName(), progress, secrets, false);
         progress.onEvent(new ProgressEvent.Note("wrote " + tar + " (" + name + ") with "

@@ -90,7 +90,8 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
   /** Replaces the target credentials. */
   public BuildSettings withTargetCredentials(CredentialSource credentials) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags, credentials,
-        baseCredentials, allowInsecure, baseLayerCache, user, trustedCertificates, exposedPorts, volumes);
+        baseCredentials, allowInsecure, baseLayerCache, user, trustedCertificates, exposedPorts,
+        volumes);
   }
 
   /** Replaces the base credentials. */
@@ -103,7 +104,8 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
   /** The user's opt-in to plain HTTP and unverified TLS. */
   public BuildSettings withAllowInsecure() {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
-        targetCredentials, baseCredentials, true, baseLayerCache, user, trustedCertificates, exposedPorts, volumes);
+        targetCredentials, baseCredentials, true, baseLayerCache, user, trustedCertificates,
+        exposedPorts, volumes);
   }
 
   /** Sets the base-layer cache directory. */
@@ -123,7 +125,8 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
   /** Replaces the trusted CA files. */
   public BuildSettings withTrustedCertificates(List<Path> pemFiles) {
     return new BuildSettings(base, repository, tar, dockerDaemon, format, tags,
-        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user, pemFiles, exposedPorts, volumes);
+        targetCredentials, baseCredentials, allowInsecure, baseLayerCache, user, pemFiles,
+        exposedPorts, volumes);
   }
 
   /** Builds on {@code newBase}. */

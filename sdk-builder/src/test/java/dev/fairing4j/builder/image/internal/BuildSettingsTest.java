@@ -39,7 +39,8 @@ class BuildSettingsTest {
     BuildSettings sameWithCreds = new BuildSettings(same.base(), same.repository(), same.tar(),
         false,
         same.format(), same.tags(), CredentialSource.NONE.withExplicit(alice), Optional.empty(),
-        false, Optional.empty(), Optional.empty(), same.trustedCertificates(), List.of(), List.of());
+        false, Optional.empty(), Optional.empty(), same.trustedCertificates(), List.of(),
+        List.of());
     BuildSettings other = new BuildSettings(new BaseImage.FromRegistry(
         ImageRef.parse("python:3.11")), same.repository(), same.tar(), false, same.format(),
         same.tags(), CredentialSource.NONE.withExplicit(alice), Optional.empty(), false,
