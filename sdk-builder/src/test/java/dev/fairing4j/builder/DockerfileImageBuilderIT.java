@@ -139,6 +139,18 @@ class DockerfileImageBuilderIT {
         .extracting(e -> ((ProgressEvent.Note) e).message())
         .contains(again.reference() + " is up to date: nothing built, 0 bytes uploaded");
 
+    // The edit loop: a one-line change uploads the code layer and the config, as Builders.jib's.
+    REGISTRY.clearRequests();
+    long started = System.nanoTime();
+    ImageRef edited = builder(dockerfile, "team/same-a").build(script("print('edited')\n"),
+        ProgressListener.NONE);
+    long editMillis = (System.nanoTime() - started) / 1_000_000;
+    assertThat(edited.digest()).isNotEqualTo(first.digest());
+    assertThat(TestImages.completedUploads(REGISTRY.requests())).as("code layer + config")
+        .hasSize(2);
+    System.out.printf("bench.dockerfile.jib_one_line_change_ms=%d requests=%d%n", editMillis,
+        REGISTRY.requests().size());
+
     Files.writeString(dir.resolve("Dockerfile"), dockerfile + "ENV CHANGED=1\n");
     ImageRef changed = builder(dockerfile + "ENV CHANGED=1\n", "team/same-a")
         .build(context, ProgressListener.NONE);

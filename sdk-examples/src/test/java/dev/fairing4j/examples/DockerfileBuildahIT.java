@@ -8,11 +8,14 @@ import dev.fairing4j.builder.DockerfileImageBuilder;
 import dev.fairing4j.builder.DockerfileTool;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.ProgressEvent;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RegistryExtension;
 import dev.fairing4j.core.testing.TestWheels;
@@ -160,6 +163,40 @@ class DockerfileBuildahIT {
     String inspected = PythonBaseImage.run(List.of(Tools.require("skopeo", "skopeo").toString(),
         "inspect", "--config", "docker-archive:" + tar));
     assertThat(inspected).contains("PYTHONPATH=/opt/deps").contains("/app/train.py");
+  }
+
+  @Test
+  void buildahPullsAndPushesWithTheBuildersCredentialsAndCaOverVerifiedTls() throws Exception {
+    String password = "Corr3ct-h0rse-buildah";
+    try (RegistryExtension secure = RegistryExtension.tlsWithAuth("alice", password)) {
+      secure.start();
+      Path ca = secure.caCertificatePem().orElseThrow();
+      Builders.scratch().pushTo(secure.hostPort() + "/base/tls:1")
+          .credentials("alice", Secret.of(password)).trustedCertificates(ca)
+          .baseLayerCache(project.resolve("cache"))
+          .build(BuildContext.empty().withFile("/etc/base-release",
+              ContextFile.ofText("tls base\n")), ProgressListener.NONE);
+      Files.writeString(project.resolve("train.py"), "print('tls')\n");
+      Path dockerfile = Files.writeString(project.resolve("Dockerfile"), "FROM "
+          + secure.hostPort() + "/base/tls:1\nCOPY train.py /app/\n");
+      List<ProgressEvent> events = new CopyOnWriteArrayList<>();
+
+      ImageRef image = Builders.dockerfile(dockerfile).tool(DockerfileTool.BUILDAH)
+          .pushTo(secure.hostPort() + "/team/buildah-tls").credentials("alice",
+              Secret.of(password)).trustedCertificates(ca)
+          .build(Preprocessors.python(project.resolve("train.py")).prepare(), events::add);
+
+      assertThat(image.reference()).startsWith(secure.hostPort() + "/team/buildah-tls@sha256:");
+      assertThat(secure.requests()).anyMatch(r -> r.method().equals("PUT")
+          && r.path().contains("/team/buildah-tls/manifests/"));
+      assertThat(notes(events)).noneMatch(n -> n.contains(password));
+      assertThatThrownBy(() -> Builders.dockerfile(dockerfile).tool(DockerfileTool.BUILDAH)
+          .pushTo(secure.hostPort() + "/team/buildah-tls").credentials("alice",
+              Secret.of("wr0ng-" + password)).trustedCertificates(ca)
+          .build(Preprocessors.python(project.resolve("train.py")).prepare(),
+              ProgressListener.NONE))
+          .isInstanceOf(FairingException.class).hasMessageNotContaining(password);
+    }
   }
 
   private static int indexOf(List<String> notes, String prefix) {

@@ -112,7 +112,7 @@ class InlineSourceLocalIT {
   }
 
   @Test
-  void aDryRunNamesTheScriptByItsDigestNeverItsText() {
+  void aDryRunNamesTheScriptByItsDigestNeverItsTextOrTheFunctionsArguments() {
     String yaml = Fairing.pipeline()
         .preprocessor(Preprocessors.source("train.py", SCRIPT))
         .builder(Builders.jib("python:3.11-slim").pushTo("registry.example.com/team/inline"))
@@ -123,5 +123,13 @@ class InlineSourceLocalIT {
         .contains("/app/train.py").doesNotContain("inline-secret-not-for-yaml");
     assertThat(Preprocessors.source("train.py", SCRIPT).toString())
         .doesNotContain("inline-secret");
+
+    String functionYaml = Fairing.pipeline()
+        .preprocessor(Preprocessors.function(TRAIN_FUNCTION, Map.of("lr", 0.05)))
+        .builder(Builders.jib("python:3.11-slim").pushTo("registry.example.com/team/inline"))
+        .deployer(Deployers.pyTorchJob("inline").workers(1))
+        .dryRun();
+    assertThat(functionYaml).contains("/app/train_func_main.py").doesNotContain("all_reduce")
+        .doesNotContain("0.05");
   }
 }

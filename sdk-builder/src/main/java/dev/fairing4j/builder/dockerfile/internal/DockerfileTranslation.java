@@ -7,7 +7,6 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,10 +45,6 @@ public final class DockerfileTranslation {
   private static final Set<String> KNOWN = Set.of("FROM", "ARG", "ENV", "LABEL", "MAINTAINER",
       "WORKDIR", "USER", "EXPOSE", "VOLUME", "SHELL", "CMD", "ENTRYPOINT", "COPY", "ADD", "RUN",
       "HEALTHCHECK", "ONBUILD", "STOPSIGNAL");
-  private static final Set<String> SYSTEM_DIRECTORIES = Set.of("/", "/bin", "/etc", "/home",
-      "/lib", "/mnt", "/opt", "/root", "/sbin", "/srv", "/tmp", "/usr", "/usr/bin", "/usr/lib",
-      "/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/share", "/var", "/var/lib",
-      "/workspace");
 
   private final DockerfileSyntax syntax;
   private final Path directory;
@@ -61,13 +56,11 @@ public final class DockerfileTranslation {
   private final Map<String, String> stageArgs = new LinkedHashMap<>();
   private final Map<String, String> env = new LinkedHashMap<>();
   private final Map<String, String> labels = new TreeMap<>();
-  private final SortedMap<String, ContextFile> files = new TreeMap<>();
-  private final Set<String> directories = new HashSet<>();
   private final Set<String> consumedArgs = new HashSet<>();
   private final List<DockerfilePlan.Step> needsBuilder = new ArrayList<>();
   private final List<DockerfilePlan.Step> baseVariables = new ArrayList<>();
   private final Set<String> reported = new HashSet<>();
-  private ContextView view;
+  private CopyTranslation copies;
   private List<String> shell = List.of("/bin/sh", "-c");
   private Optional<List<String>> entrypoint = Optional.empty();
   private Optional<List<String>> cmd = Optional.empty();
@@ -118,7 +111,7 @@ public final class DockerfileTranslation {
    * The build context a tool that runs the Dockerfile itself gets: every file of
    * {@code prepared} and of the Dockerfile's directory, by name, minus {@code .dockerignore}.
    */
-  public static java.util.SortedMap<String, ContextFile> contextFiles(Path dockerfile,
+  public static SortedMap<String, ContextFile> contextFiles(Path dockerfile,
       BuildContext prepared) {
     Path directory = dockerfile.toAbsolutePath().getParent();
     return ContextView.of(prepared, directory, DockerIgnore.in(directory)).listing();
@@ -145,7 +138,8 @@ public final class DockerfileTranslation {
   }
 
   private DockerfilePlan translate() {
-    view = ContextView.of(prepared, directory, DockerIgnore.in(directory));
+    copies = new CopyTranslation(ContextView.of(prepared, directory,
+        DockerIgnore.in(directory)));
     for (Instruction instruction : syntax.instructions()) {
       if (!KNOWN.contains(instruction.keyword())) {
         throw new DockerfileException(instruction.line(), "'" + instruction.keyword()
@@ -175,7 +169,7 @@ public final class DockerfileTranslation {
     }
     BuildContext context = BuildContext.empty().withWorkingDir(workingDir)
         .withCommand(entrypoint.orElse(List.of())).withArgs(cmd.orElse(List.of()));
-    for (Map.Entry<String, ContextFile> file : files.entrySet()) {
+    for (Map.Entry<String, ContextFile> file : copies.files().entrySet()) {
       context = context.withFile(file.getKey(), file.getValue());
     }
     for (Map.Entry<String, String> variable : env.entrySet()) {
@@ -201,7 +195,7 @@ public final class DockerfileTranslation {
       case "WORKDIR" -> {
         String dir = words(at).word(args);
         workingDir = absolute(dir.isEmpty() ? "/" : dir);
-        directories.add(workingDir);
+        copies.directory(workingDir);
       }
       case "USER" -> user = Optional.of(words(at).word(args));
       case "EXPOSE" -> expose(at);
@@ -341,138 +335,13 @@ public final class DockerfileTranslation {
       return;
     }
     ShellWords words = words(at);
-    List<String> all = json(at.arguments()).orElseGet(() -> words.words(at.arguments()));
-    List<String> parts = new ArrayList<>();
-    Optional<Boolean> executable = Optional.empty();
-    boolean flags = true;
-    for (String part : all) {
-      if (flags && part.startsWith("--")) {
-        String flag = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
-        String value = part.contains("=") ? part.substring(part.indexOf('=') + 1) : "";
-        switch (flag) {
-          case "--link" -> { }
-          case "--chmod" -> {
-            if (value.matches("0?755")) {
-              executable = Optional.of(true);
-            } else if (value.matches("0?644")) {
-              executable = Optional.of(false);
-            } else {
-              builder(at, "--chmod=" + value + ": the Jib path writes modes 644 and 755 only");
-              return;
-            }
-          }
-          case "--from" -> {
-            builder(at, "copies from another stage or image");
-            return;
-          }
-          case "--chown" -> {
-            builder(at, "--chown: the Jib path writes files owned by root");
-            return;
-          }
-          default -> {
-            builder(at, "the flag " + flag + " is not one the Jib path reads");
-            return;
-          }
-        }
-        continue;
-      }
-      flags = false;
-      parts.add(part);
-    }
-    if (parts.size() < 2) {
-      throw new DockerfileException(at.line(), at.keyword() + " needs a source and a"
-          + " destination", "write " + at.keyword() + " train.py /app/");
-    }
-    String destination = parts.get(parts.size() - 1);
-    List<String> sources = parts.subList(0, parts.size() - 1);
-    if (at.keyword().equals("ADD")) {
-      for (String source : sources) {
-        if (source.contains("://") || source.startsWith("git@")) {
-          builder(at, "adds " + source + " from the network");
-          return;
-        }
-      }
-    }
-    List<ContextView.Selection> selections = new ArrayList<>();
-    for (String source : sources) {
-      ContextView.Selection selection = view.select(source, at);
-      if (at.keyword().equals("ADD")) {
-        for (ContextView.Selected selected : selection.files()) {
-          if (isArchive(selected.file())) {
-            builder(at, "ADD unpacks the archive " + source + " into the image");
-            return;
-          }
-        }
-      }
-      selections.add(selection);
-    }
-    String target = absolute(destination);
-    boolean many = sources.size() > 1;
-    for (int i = 0; i < sources.size(); i++) {
-      many |= PathPattern.hasWildcard(sources.get(i)) && selections.get(i).files().size() > 1;
-    }
-    boolean slash = destination.endsWith("/") || destination.equals(".")
-        || destination.endsWith("/.");
-    if (many && !slash) {
-      throw new DockerfileException(at.line(), at.keyword() + " of more than one file to '"
-          + destination + "'", "end the destination with / to copy into a directory, e.g. "
-          + destination + "/");
-    }
-    for (ContextView.Selection selection : selections) {
-      boolean intoDirectory = slash || many || selection.directory()
-          || directories.contains(target) || SYSTEM_DIRECTORIES.contains(target);
-      for (ContextView.Selected selected : selection.files()) {
-        String path = intoDirectory ? join(target, selected.name()) : target;
-        ContextFile file = selected.file().inLayer(dev.fairing4j.core.Layer.CODE);
-        if (executable.isPresent()) {
-          file = file.executable(executable.get());
-        }
-        files.put(path, file);
-        for (String parent = parentOf(path); parent != null; parent = parentOf(parent)) {
-          directories.add(parent);
-        }
-      }
-      if (intoDirectory) {
-        directories.add(target);
-      }
-    }
-  }
-
-  private static boolean isArchive(ContextFile file) {
-    byte[] head = new byte[262];
-    int read;
-    try (InputStream in = file.open()) {
-      read = in.readNBytes(head, 0, head.length);
-    } catch (IOException e) {
-      return false;
-    }
-    boolean gzip = read >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b;
-    boolean bzip2 = read >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h';
-    boolean xz = read >= 6 && (head[0] & 0xff) == 0xfd && head[1] == '7' && head[2] == 'z';
-    boolean tar = read >= 262 && new String(head, 257, 5, StandardCharsets.US_ASCII)
-        .equals("ustar");
-    return gzip || bzip2 || xz || tar;
+    copies.apply(at, json(at.arguments()).orElseGet(() -> words.words(at.arguments())),
+        workingDir).ifPresent(reason -> builder(at, reason));
   }
 
   /** {@code path} made absolute against the working directory, cleaned. */
   private String absolute(String path) {
-    String joined = path.startsWith("/") ? path : join(workingDir, path);
-    String cleaned = PathPattern.clean(joined);
-    return cleaned.equals(".") ? "/" : "/" + cleaned.replaceFirst("^(\\.\\./)+", "")
-        .replaceFirst("^\\.\\.$", "");
-  }
-
-  private static String join(String directory, String name) {
-    String cleaned = PathPattern.clean(name);
-    if (cleaned.equals(".")) {
-      return directory;
-    }
-    return (directory.endsWith("/") ? directory : directory + "/") + cleaned;
-  }
-
-  private static String parentOf(String path) {
-    int slash = path.lastIndexOf('/');
-    return slash <= 0 ? null : path.substring(0, slash);
+    return CopyTranslation.absolute(path, workingDir);
   }
 
   private ShellWords words(Instruction at) {
