@@ -52,8 +52,11 @@ class StreamingLogsTest {
   private WatchingApiServer api;
   private TrainingJob job;
 
-  /** One log response and what changes on the cluster when it is served. */
-  private record Script(String body, Runnable then) {}
+  /**
+   * One log response and what changes on the cluster when it is served; with {@code held} > 0,
+   * only that many bytes come at once and the rest half a minute later (a stream left open).
+   */
+  private record Script(String body, Runnable then, int held) {}
 
   @BeforeEach
   void start() {
@@ -88,9 +91,13 @@ class StreamingLogsTest {
             .onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build();
       }
       script.then().run();
-      return new MockResponse.Builder().code(200).addHeader("Content-Type", "text/plain")
-          .body(script.body())
-          .onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE).build();
+      MockResponse.Builder response = new MockResponse.Builder().code(200)
+          .addHeader("Content-Type", "text/plain").body(script.body())
+          .onResponseEnd(mockwebserver3.SocketEffect.ShutdownConnection.INSTANCE);
+      if (script.held() > 0) {
+        response.throttleBody(script.held(), 30, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      return response.build();
     }
     if (path.startsWith(PODS + "/")) {
       String pod = pods.get(path.substring(PODS.length() + 1));
@@ -116,7 +123,15 @@ class StreamingLogsTest {
   }
 
   private void log(String podAndContainer, String body, Runnable then) {
-    logs.computeIfAbsent(podAndContainer, k -> new ArrayDeque<>()).add(new Script(body, then));
+    logs.computeIfAbsent(podAndContainer, k -> new ArrayDeque<>()).add(new Script(body, then,
+        0));
+  }
+
+  /** A log response that sends {@code first} and then stays open. */
+  private void openLog(String podAndContainer, String first, Runnable then) {
+    String body = first + line("23:59:59.000000000", "only after half a minute");
+    logs.computeIfAbsent(podAndContainer, k -> new ArrayDeque<>()).add(new Script(body, then,
+        first.getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
   }
 
   private static String running(String id) {
@@ -248,6 +263,33 @@ class StreamingLogsTest {
     assertThat(logRequests).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
         .singleElement().satisfies(r ->
             assertThat(r.getUrl().queryParameter("sinceTime")).isNull());
+  }
+
+  @Test
+  void aLaggingStatusWhileTheSuccessorRunsOnIsCaughtWithoutWaitingForItsEnd() {
+    // As above, but the restarted instance runs on (seen in CI: the test's second run waits to
+    // be released), so its stream stays open: the status must be checked while it is.
+    pod("master", 0, running("c1"));
+    String restarted = """
+        {"phase":"Running","containerStatuses":[{"name":"pytorch",
+         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1",
+         "finishedAt":"2024-05-01T12:00:00Z"}}}]}""".replace("\n", "");
+    openLog("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
+        () -> pod("master", 0, restarted));
+    log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing"),
+        () -> { });
+    openLog("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
+        + line("12:00:02.100000000", "second run: still running"), () -> { });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      await(() -> seen.contains("[master-0] first run: failing")
+          && seen.contains("[master-0] second run: still running"));
+    }
+
+    assertThat(seen).containsExactly("[master-0] second run", "[master-0] first run: failing",
+        "[master-0] second run: still running");
   }
 
   @Test

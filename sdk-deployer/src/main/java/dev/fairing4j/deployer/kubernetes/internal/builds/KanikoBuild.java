@@ -78,7 +78,7 @@ public final class KanikoBuild {
       awaitRunning(rest, namespace, name, build, deadline);
       Optional<FairingException> unsent = Optional.empty();
       try {
-        long bytes = send(namespace, name, build);
+        long bytes = send(rest, namespace, name, build);
         progress.onEvent(new ProgressEvent.Note("kaniko: sent the context (" + build.files()
             .size() + " files, " + bytes + " bytes gzipped) to the pod's stdin"));
       } catch (FairingException e) {
@@ -195,10 +195,10 @@ public final class KanikoBuild {
   }
 
   /** Streams the context into the pod's stdin and closes it (stdinOnce: the executor sees EOF). */
-  private long send(String namespace, String name, PodBuild build) {
+  private long send(KubeRest rest, String namespace, String name, PodBuild build) {
+    // On the connection's own pool and threads, which its runtime releases.
     ApiClient client = connection.config().clients().get();
-    client.setHttpClient(client.getHttpClient().newBuilder().readTimeout(Duration.ZERO)
-        .build());
+    client.setHttpClient(rest.streamingHttpClient());
     Attach.AttachResult attached;
     try {
       // stdin only: an attached stdout nobody reads fills up and stalls the executor, which

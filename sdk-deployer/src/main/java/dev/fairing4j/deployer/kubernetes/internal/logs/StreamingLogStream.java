@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -56,6 +57,12 @@ public final class StreamingLogStream implements LogStream {
   static final Duration STUCK_INIT = Duration.ofSeconds(10);
   /** How long after the job's end a scheduled container's first run is still waited for. */
   static final Duration LATE_START = Duration.ofSeconds(10);
+  /**
+   * How long after a stream opens its instance is checked against the pod's status: the lag
+   * between the kubelet restarting a container and the status saying so (seconds on a loaded
+   * node). Bounds the extra reads to one per poll for this long per new instance.
+   */
+  static final Duration STATUS_LAG = Duration.ofSeconds(30);
 
   private final KubeRest rest;
   private final JobRef job;
@@ -310,10 +317,25 @@ public final class StreamingLogStream implements LogStream {
           trackedFrom = seen.resumeFrom();
           trackedFirst = null;
         }
+        boolean newInstance = !id.equals(tracked);
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
-        Read followed = read(name, replica, container, seen::admit,
-            new KubeRest.LogQuery(true, false, tail, seen.resumeFrom()));
+        // The status can lag the kubelet: the instance it names may already have been replaced,
+        // and the stream then follows its successor, which may run for hours. Where containers
+        // restart in place, the status is checked while a new instance's stream is young; if it
+        // names another instance, the stream is cut and the loop reads what was missed.
+        AtomicReference<LogConnection> streaming = new AtomicReference<>();
+        Thread verifier = newInstance && restartsInPlace(current.get())
+            ? verify(name, container, id, streaming) : null;
+        Read followed;
+        try {
+          followed = read(name, replica, container, seen::admit,
+              new KubeRest.LogQuery(true, false, tail, seen.resumeFrom()), streaming::set);
+        } finally {
+          if (verifier != null) {
+            verifier.interrupt();
+          }
+        }
         if (trackedFirst == null) {
           trackedFirst = followed.firstDelivered().orElse(null);
         }
@@ -334,6 +356,47 @@ public final class StreamingLogStream implements LogStream {
         LOG.warn("Stopped following the log of {}: {}", name, e.getMessage());
       }
     }
+  }
+
+  /** Whether the pod's containers restart in place (its restartPolicy is not Never). */
+  private static boolean restartsInPlace(Map<String, Object> pod) {
+    return !JsonTree.string(pod, "spec", "restartPolicy").orElse("Always").equals("Never");
+  }
+
+  /**
+   * A daemon thread that, for {@link #STATUS_LAG} after the stream of instance {@code id}
+   * opens, reads the pod's status each poll and closes the stream as soon as the status names
+   * another instance; interrupted when the read ends.
+   */
+  private Thread verify(String pod, ContainerRef container, String id,
+      AtomicReference<LogConnection> streaming) {
+    Thread thread = new Thread(() -> {
+      long until = System.nanoTime() + STATUS_LAG.toNanos();
+      try {
+        while (!closed.get() && System.nanoTime() < until) {
+          Thread.sleep(timings.poll().toMillis());
+          Optional<Map<String, Object>> now = rest.find(ResourceRef.PODS,
+              Optional.of(job.namespace()), pod);
+          String current = now.map(p -> JsonTree.string(containerStatus(p, container),
+              "containerID").orElse("")).orElse("");
+          if (!current.isEmpty() && !current.equals(id)) {
+            LogConnection open = streaming.get();
+            if (open != null) {
+              open.close();
+            }
+            return;
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();  // the read ended
+      } catch (RuntimeException e) {
+        LOG.debug("Could not check the status of {} while following it: {}", pod,
+            e.getMessage());
+      }
+    }, "fairing4j-log-status " + pod);
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
   }
 
   /**
@@ -386,6 +449,13 @@ public final class StreamingLogStream implements LogStream {
    */
   private Read read(String pod, String replica, ContainerRef container,
       Predicate<TimestampedLine> admit, KubeRest.LogQuery query) {
+    return read(pod, replica, container, admit, query, connection -> { });
+  }
+
+  /** As above; {@code opened} gets the connection once it is open, to close it early. */
+  private Read read(String pod, String replica, ContainerRef container,
+      Predicate<TimestampedLine> admit, KubeRest.LogQuery query,
+      java.util.function.Consumer<LogConnection> opened) {
     int delivered = 0;
     Instant lastLine = null;
     Instant firstDelivered = null;
@@ -403,6 +473,7 @@ public final class StreamingLogStream implements LogStream {
       }
       open.add(connection);
     }
+    opened.accept(connection);
     try (connection) {
       if (!connection.ok()) {
         KubernetesApiException error = rest.error(Operation.on("get", ResourceRef.PODS,

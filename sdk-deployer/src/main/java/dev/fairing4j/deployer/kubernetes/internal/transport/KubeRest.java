@@ -92,6 +92,14 @@ public final class KubeRest {
   }
 
   /**
+   * An HTTP client for a stream of its own (the attach API's web socket) on this client's
+   * connection pool, dispatcher and credentials, with no read timeout: released with this one.
+   */
+  public okhttp3.OkHttpClient streamingHttpClient() {
+    return client.getHttpClient().newBuilder().readTimeout(Duration.ZERO).build();
+  }
+
+  /**
    * Closes the idle connections of this client's pool and ends its dispatcher's threads: what
    * the owning connection does when its runtime closes. Calls in flight finish or fail on their
    * own; this client is not used again.
