@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.cache.CacheLimits;
 import dev.fairing4j.core.internal.JvmWide;
 import dev.fairing4j.core.internal.Owner;
 import java.util.Objects;
@@ -24,6 +25,11 @@ import java.util.function.Supplier;
  *   TrainingClient jobs = runtime.call(() -> TrainingClient.connect(Clusters.local()));
  * } // its threads end, its connections close, the spare supervisor exits
  * }</pre>
+ *
+ * <p>Variants share the machinery of the runtime they derive from and differ in a setting:
+ * {@code FairingRuntime.shared().withCacheLimits(limits)} builds with the shared pools and
+ * connections and prunes the caches to {@code limits}. Closing a variant closes the machinery
+ * they share, as shutting down an OkHttp client's dispatcher stops its derived clients too.
  *
  * <p>Closing releases machinery, never work: submitted jobs keep running (a local job under its
  * own supervisor, a Kubernetes job in the cluster) and are stopped by {@code job.delete()}. A
@@ -55,6 +61,21 @@ public final class FairingRuntime implements AutoCloseable {
   public static FairingRuntime create() {
     return new FairingRuntime(Owner.create("runtime-" + Integer.toHexString(
         System.identityHashCode(new Object()))));
+  }
+
+  /**
+   * A variant of this runtime, sharing its machinery, whose builds prune the default caches to
+   * {@code limits} rather than to {@link CacheLimits#defaults()} (when a prune is due, at most
+   * hourly; {@code Caches.user().prune(limits)} prunes at once).
+   */
+  public FairingRuntime withCacheLimits(CacheLimits limits) {
+    return new FairingRuntime(owner.with(CacheLimits.class,
+        Objects.requireNonNull(limits, "limits")));
+  }
+
+  /** The cache limits this runtime's builds prune to. */
+  public CacheLimits cacheLimits() {
+    return owner.setting(CacheLimits.class).orElseGet(CacheLimits::defaults);
   }
 
   /**

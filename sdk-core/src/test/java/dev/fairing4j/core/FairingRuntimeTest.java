@@ -3,6 +3,9 @@ package dev.fairing4j.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairing4j.core.cache.CacheLimits;
+import dev.fairing4j.core.cache.Caches;
+import dev.fairing4j.core.cache.internal.CacheUse;
 import dev.fairing4j.core.internal.Owner;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,5 +188,36 @@ class FairingRuntimeTest {
       return BuildContext.empty();
     }).deployer(deployer).dryRun()).isEqualTo("kind: Job");
     assertThat(seen.subList(4, 6)).containsOnly(Owner.shared());
+  }
+
+  @Test
+  void aVariantSharesItsBasesMachineryAndLifecycleAndCarriesItsOwnSetting() throws Exception {
+    FairingRuntime base = FairingRuntime.create();
+    CacheLimits small = CacheLimits.defaults().withMaxBytes(Caches.JIB, 1 << 20);
+    FairingRuntime variant = base.withCacheLimits(small);
+    Owner baseOwner = base.call(Owner::current);
+    Owner variantOwner = variant.call(Owner::current);
+
+    AutoCloseable pool = variantOwner.part("pool", () -> named("pool"));
+    assertThat(baseOwner.part("pool", () -> named("second pool"))).isSameAs(pool);
+    assertThat(variant.cacheLimits()).isSameAs(small);
+    assertThat(base.cacheLimits().of(Caches.JIB)).isEqualTo(CacheLimits.defaults().of(Caches.JIB));
+    assertThat(variantOwner.setting(CacheLimits.class)).containsSame(small);
+    assertThat(baseOwner.setting(CacheLimits.class)).isEmpty();
+    assertThat(variant.call(CacheUse::limits)).as("what its builds prune to").isSameAs(small);
+    AtomicReference<Owner> seen = new AtomicReference<>();
+    Thread thread = variantOwner.thread("fairing4j-test", () -> seen.set(Owner.current()));
+    thread.start();
+    thread.join();
+    assertThat(seen.get()).as("a part's thread works for the variant").isSameAs(variantOwner);
+    assertThat(variant.toString()).contains("with [CacheLimits[", "1 parts running");
+    assertThat(FairingRuntime.shared().withCacheLimits(small).call(Owner::current).isShared())
+        .isTrue();
+
+    variant.close();
+
+    assertThat(closed).containsExactly("pool");
+    assertThat(base.isClosed()).isTrue();
+    assertThatThrownBy(base::pipeline).hasMessageContaining("is closed");
   }
 }

@@ -124,6 +124,15 @@ public final class Caches {
    * pruned is only a cache.
    */
   public void pruneIfDue() {
+    pruneIfDue(CacheLimits.defaults());
+  }
+
+  /**
+   * Prunes to {@code limits} when due, as {@link #pruneIfDue()} does to the defaults; for builds
+   * of a runtime with its own limits.
+   */
+  public void pruneIfDue(CacheLimits limits) {
+    java.util.Objects.requireNonNull(limits, "limits");
     Path mark = root.resolve(PRUNED_MARK);
     try {
       if (Files.exists(mark) && Files.getLastModifiedTime(mark).toInstant()
@@ -134,7 +143,7 @@ public final class Caches {
       Files.write(mark, new byte[0]);
       Files.setLastModifiedTime(mark, FileTime.from(Instant.now()));
       // a build of this JVM or another may be running: then the next chance is an hour later
-      removeOnly(CacheLimits.defaults(), GRACE, Duration.ZERO);
+      removeOnly(limits, GRACE, Duration.ZERO);
     } catch (IOException | RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(Caches.class).debug("cache prune skipped: {}",
           e.toString());

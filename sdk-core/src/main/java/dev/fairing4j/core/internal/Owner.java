@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * <p>Code deep in the SDK finds its owner with {@link #current()}: the owner whose work the
  * calling thread does ({@link #call}), else the shared one. Objects that outlive the call that
  * made them (job handles, connections) keep the owner they were made under.
+ *
+ * <p>A {@link #with variant} shares its base's parts, resources and lifecycle (closing either
+ * closes both) and differs only in the settings it carries, as OkHttp's derived clients share
+ * their pool and dispatcher.
  */
 public final class Owner {
   private static final Logger LOG = LoggerFactory.getLogger(Owner.class);
@@ -36,6 +40,9 @@ public final class Owner {
 
   private final String name;
   private final boolean reopens;
+  /** The owner whose machinery this one uses: itself, or the base of a variant. */
+  private final Owner base;
+  private final Map<Class<?>, Object> settings;
   private final Map<Object, AutoCloseable> parts = new LinkedHashMap<>();
   private final Set<AutoCloseable> live = Collections.newSetFromMap(new WeakHashMap<>());
   private boolean closed;
@@ -43,6 +50,15 @@ public final class Owner {
   private Owner(String name, boolean reopens) {
     this.name = name;
     this.reopens = reopens;
+    this.base = this;
+    this.settings = Map.of();
+  }
+
+  private Owner(Owner base, Map<Class<?>, Object> settings) {
+    this.name = base.name;
+    this.reopens = base.reopens;
+    this.base = base;
+    this.settings = settings;
   }
 
   /** The shared owner. */
@@ -59,6 +75,27 @@ public final class Owner {
   public static Owner current() {
     Owner bound = BOUND.get();
     return bound == null ? SHARED : bound;
+  }
+
+  /**
+   * A variant of this owner: the same machinery and lifecycle, with {@code value} as its setting
+   * of {@code type} (replacing one this owner has).
+   */
+  public <T> Owner with(Class<T> type, T value) {
+    Objects.requireNonNull(type, "type");
+    Map<Class<?>, Object> changed = new LinkedHashMap<>(settings);
+    changed.put(type, type.cast(Objects.requireNonNull(value, "value")));
+    return new Owner(base, Map.copyOf(changed));
+  }
+
+  /** This owner's setting of {@code type}, if a {@link #with variant} set one. */
+  public <T> java.util.Optional<T> setting(Class<T> type) {
+    return java.util.Optional.ofNullable(settings.get(type)).map(type::cast);
+  }
+
+  /** Whether this is the shared owner or a variant of it. */
+  public boolean isShared() {
+    return base == SHARED;
   }
 
   /** Runs {@code work} with this owner as {@link #current()}, restoring the previous one after. */
@@ -89,7 +126,7 @@ public final class Owner {
     Thread thread = new Thread(() -> call(() -> {
       body.run();
       return null;
-    }), this == SHARED ? name : name + " (" + this.name + ")");
+    }), isShared() ? name : name + " (" + this.name + ")");
     thread.setDaemon(true); // never keeps a JVM, a JShell or a notebook kernel alive
     return thread;
   }
@@ -101,7 +138,15 @@ public final class Owner {
    * @throws FairingException when this owner is closed and does not reopen
    */
   @SuppressWarnings("unchecked")
-  public synchronized <T extends AutoCloseable> T part(Object key, Supplier<T> make) {
+  public <T extends AutoCloseable> T part(Object key, Supplier<T> make) {
+    if (base != this) {
+      return base.part(key, make);
+    }
+    return madePart(key, make);
+  }
+
+  @SuppressWarnings("unchecked")
+  private synchronized <T extends AutoCloseable> T madePart(Object key, Supplier<T> make) {
     requireOpen();
     AutoCloseable part = parts.get(key);
     if (part == null) {
@@ -117,25 +162,38 @@ public final class Owner {
    *
    * @throws FairingException when this owner is closed and does not reopen
    */
-  public synchronized <T extends AutoCloseable> T track(T resource) {
+  public <T extends AutoCloseable> T track(T resource) {
+    if (base != this) {
+      return base.track(resource);
+    }
+    return tracked(resource);
+  }
+
+  private synchronized <T extends AutoCloseable> T tracked(T resource) {
     requireOpen();
     live.add(Objects.requireNonNull(resource, "resource"));
     return resource;
   }
 
   /** Stops tracking {@code resource}; what a resource calls when it ends on its own. */
-  public synchronized void forget(AutoCloseable resource) {
-    live.remove(resource);
+  public void forget(AutoCloseable resource) {
+    synchronized (base) {
+      base.live.remove(resource);
+    }
   }
 
   /** Whether {@link #close()} was called on an owner that does not reopen. */
-  public synchronized boolean isClosed() {
-    return closed;
+  public boolean isClosed() {
+    synchronized (base) {
+      return base.closed;
+    }
   }
 
   /** How many parts are made and resources tracked now. */
-  public synchronized int running() {
-    return parts.size() + live.size();
+  public int running() {
+    synchronized (base) {
+      return base.parts.size() + base.live.size();
+    }
   }
 
   /**
@@ -144,6 +202,10 @@ public final class Owner {
    * close.
    */
   public void close() {
+    if (base != this) {
+      base.close();
+      return;
+    }
     List<AutoCloseable> order = new ArrayList<>();
     synchronized (this) {
       order.addAll(live);
@@ -175,8 +237,9 @@ public final class Owner {
     }
   }
 
+  /** The owner's name, followed by the settings of a variant. */
   @Override
   public String toString() {
-    return name;
+    return settings.isEmpty() ? name : name + " with " + settings.values();
   }
 }

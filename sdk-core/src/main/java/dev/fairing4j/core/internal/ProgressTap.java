@@ -41,7 +41,7 @@ public final class ProgressTap implements JobLogs {
   public static JobLogs wrap(JobLogs logs, String job, ProgressListener listener, Owner owner) {
     Objects.requireNonNull(logs, "logs");
     Objects.requireNonNull(owner, "owner");
-    if (GuardedListener.isSilent(listener) && owner == Owner.shared()) {
+    if (GuardedListener.isSilent(listener) && owner.isShared()) {
       return logs; // nobody to tell: the lines go straight through
     }
     return new ProgressTap(logs, job, GuardedListener.guard(listener), owner);

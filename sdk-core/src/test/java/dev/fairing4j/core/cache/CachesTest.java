@@ -133,6 +133,24 @@ class CachesTest {
   }
 
   @Test
+  void aRuntimeVariantsLimitsAreWhatItsBuildsPruneTo() throws IOException {
+    Path week = entry(Caches.GIT_TREES, "week", 10, Duration.ofDays(7));
+    CacheLimits day = CacheLimits.defaults().withMaxAge(Caches.GIT_TREES, Duration.ofDays(1));
+
+    assertThat(CacheLimits.defaults().of(Caches.GIT_TREES).orElseThrow().maxAge())
+        .as("the defaults would keep it").isGreaterThan(Duration.ofDays(7));
+
+    Caches.at(root).pruneIfDue(day);
+
+    assertThat(week).doesNotExist();
+
+    dev.fairing4j.core.FairingRuntime shared = dev.fairing4j.core.FairingRuntime.shared();
+    assertThat(shared.withCacheLimits(day).cacheLimits()).isSameAs(day);
+    assertThat(shared.cacheLimits().of(Caches.GIT_TREES).orElseThrow().maxAge())
+        .isEqualTo(Duration.ofDays(30));
+  }
+
+  @Test
   void limitsNameTheFieldAndTheFix() {
     assertThatThrownBy(() -> CacheLimits.defaults().withMaxBytes("jibs", 1))
         .isInstanceOf(InvalidInputException.class)

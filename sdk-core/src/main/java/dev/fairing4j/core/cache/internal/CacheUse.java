@@ -1,6 +1,8 @@
 package dev.fairing4j.core.cache.internal;
 
+import dev.fairing4j.core.cache.CacheLimits;
 import dev.fairing4j.core.cache.Caches;
+import dev.fairing4j.core.internal.Owner;
 import java.nio.file.Path;
 
 /**
@@ -22,13 +24,21 @@ public final class CacheUse {
     return lock::close;
   }
 
-  /** Prunes the user's caches when due, if {@code cacheDirectory} is one of them. */
+  /**
+   * Prunes the user's caches when due, if {@code cacheDirectory} is one of them, to the limits
+   * of the runtime the calling thread works for.
+   */
   public static void pruneIfDue(Path cacheDirectory) {
     Caches user = Caches.user();
     Path parent = cacheDirectory.toAbsolutePath().normalize().getParent();
     if (parent != null && parent.equals(user.root())) {
-      user.pruneIfDue();
+      user.pruneIfDue(limits());
     }
+  }
+
+  /** The cache limits of the runtime the calling thread works for. */
+  public static CacheLimits limits() {
+    return Owner.current().setting(CacheLimits.class).orElseGet(CacheLimits::defaults);
   }
 
   /** A hold whose release throws nothing. */
