@@ -218,9 +218,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
    * content tag must change with them.
    */
   private BuildContext toolTagged(DockerfilePlan plan) {
-    List<String> parts = new java.util.ArrayList<>(List.of("tool",
-        DockerfileTranslation.read(dockerfile)));
-    new java.util.TreeMap<>(buildArgs).forEach((name, value) -> parts.add(name + "=" + value));
+    List<String> parts = new java.util.ArrayList<>(List.of("tool"));
+    parts.addAll(plan.inputs());
     return plan.context().withLabel(DOCKERFILE_LABEL, "sha256:"
         + dev.fairing4j.core.internal.Sha256.ofParts(parts));
   }
@@ -261,8 +260,8 @@ public final class DockerfileImageBuilder implements ImageBuilder {
     guarded.onEvent(new ProgressEvent.Note(dockerfile.getFileName() + ": built by "
         + chosen.get().tool() + (plan.jibCanBuild() ? " (chosen)" : " (" + plan.beyondJib()
         .get(0).describe() + " needs it)")));
-    return chosen.get().build(dockerfile, DockerfileTranslation.contextFiles(dockerfile,
-        context), buildArgs, settings(plan), run.planned(tagged), System.getenv(), guarded);
+    return chosen.get().build(dockerfile, plan, settings(plan), run.planned(tagged),
+        System.getenv(), guarded);
   }
 
   /**

@@ -194,8 +194,12 @@ public final class InClusterImageBuilder implements ImageBuilder {
 
   @Override
   public ImageRef plannedImage(BuildContext context) {
+    return imageOf(tagged(context, planOf(context)));
+  }
+
+  private ImageRef imageOf(BuildContext tagged) {
     return repository.orElseGet(() -> ImageRef.parse("localhost/fairing4j/image"))
-        .withTag(tagged(context).contentTag());
+        .withTag(tagged.contentTag());
   }
 
   /**
@@ -207,6 +211,11 @@ public final class InClusterImageBuilder implements ImageBuilder {
    */
   @Override
   public void validate(BuildContext context) {
+    validated(context);
+  }
+
+  /** Checks the settings, then plans the Dockerfile (reading it once), then the site. */
+  private Optional<DockerfilePlan> validated(BuildContext context) {
     if (repository.isEmpty()) {
       throw InvalidInputException.of("pushTo", "no target is set",
           "add .pushTo(\"registry.example.com/team/app\"), naming the registry as the"
@@ -220,8 +229,9 @@ public final class InClusterImageBuilder implements ImageBuilder {
       throw InvalidInputException.of("buildArg", "build arguments need a Dockerfile",
           "use .dockerfile(..) with an ARG for each, or drop them");
     }
-    tagged(context);
+    Optional<DockerfilePlan> plan = planOf(context);
     site.validateBuildSite();
+    return plan;
   }
 
   /**
@@ -231,21 +241,22 @@ public final class InClusterImageBuilder implements ImageBuilder {
    */
   @Override
   public ImageRef build(BuildContext context, ProgressListener progress) {
-    validate(context);
+    // Planned once: the files sent, the Dockerfile's text and the tag all come from one read.
+    Optional<DockerfilePlan> plan = validated(context);
     ProgressListener guarded = GuardedListener.guard(Objects.requireNonNull(progress,
         "progress"));
     SortedMap<String, ContextFile> files;
     String dockerfileName;
-    if (dockerfile.isPresent()) {
-      files = new TreeMap<>(DockerfileTranslation.contextFiles(dockerfile.get(), context));
+    if (plan.isPresent()) {
+      files = new TreeMap<>(plan.get().toolContext());
       dockerfileName = GENERATED_DOCKERFILE;
-      files.put(dockerfileName, ContextFile.of(dockerfile.get()));
+      files.put(dockerfileName, ContextFile.ofText(plan.get().text()));
     } else {
       files = contextLayout(context);
       dockerfileName = GENERATED_DOCKERFILE;
       files.put(dockerfileName, ContextFile.ofText(generatedDockerfile(context)));
     }
-    ImageRef destination = plannedImage(context);
+    ImageRef destination = imageOf(tagged(context, plan));
     return site.buildInPod(new PodBuild(files, dockerfileName, buildArgs, destination, tags,
         credentials, insecure, executor, namespace, timeout), guarded);
   }
@@ -255,19 +266,23 @@ public final class InClusterImageBuilder implements ImageBuilder {
     return credentials;
   }
 
+  /** The Dockerfile's plan for {@code prepared}; empty when the Dockerfile is generated. */
+  private Optional<DockerfilePlan> planOf(BuildContext prepared) {
+    return dockerfile.map(path -> plan(prepared));
+  }
+
   private DockerfilePlan plan(BuildContext prepared) {
     return DockerfileTranslation.of(dockerfile.orElseThrow(), prepared, buildArgs,
         name -> "");
   }
 
   /** The context whose tag the image gets: the image's view, plus what the pod builds from. */
-  private BuildContext tagged(BuildContext prepared) {
+  private BuildContext tagged(BuildContext prepared, Optional<DockerfilePlan> plan) {
     List<String> parts = new ArrayList<>(List.of("kaniko", executor));
     BuildContext context = prepared;
-    if (dockerfile.isPresent()) {
-      context = plan(prepared).context();
-      parts.add(DockerfileTranslation.read(dockerfile.get()));
-      new TreeMap<>(buildArgs).forEach((name, value) -> parts.add(name + "=" + value));
+    if (plan.isPresent()) {
+      context = plan.get().context();
+      parts.addAll(plan.get().inputs());
     } else {
       parts.add(base.orElse(""));
     }

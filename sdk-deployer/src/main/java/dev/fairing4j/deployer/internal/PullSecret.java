@@ -46,8 +46,17 @@ public final class PullSecret {
    */
   public static Map<String, Object> manifest(String jobName, Map<String, Object> metadata,
       RegistryCredentials credentials) {
+    return named(name(jobName), metadata, credentials);
+  }
+
+  /**
+   * The Secret named {@code secretName}, with the real credentials, for a pod that is not a
+   * job's (a build's). {@code metadata} is copied; its name is replaced.
+   */
+  public static Map<String, Object> named(String secretName, Map<String, Object> metadata,
+      RegistryCredentials credentials) {
     Map<String, Object> secretMetadata = Json.copyMap(metadata);
-    secretMetadata.put("name", name(jobName));
+    secretMetadata.put("name", secretName);
     Map<String, Object> secret = Json.map();
     secret.put("apiVersion", "v1");
     secret.put("kind", "Secret");

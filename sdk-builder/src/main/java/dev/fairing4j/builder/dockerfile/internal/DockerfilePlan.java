@@ -1,8 +1,12 @@
 package dev.fairing4j.builder.dockerfile.internal;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * What a Dockerfile makes of a build context: the base it names, what the image holds and runs
@@ -18,10 +22,14 @@ import java.util.Optional;
  * @param needsBuilder the instructions Jib cannot carry out; empty when Jib builds it all
  * @param baseVariables variables the Dockerfile reads but does not declare (from the base
  *     image's environment in Docker), each at its first use
+ * @param text the Dockerfile as it was read for this plan
+ * @param buildArgs the build arguments, by name
+ * @param toolFiles the context a tool that runs the Dockerfile itself gets, listed on first use
  */
 public record DockerfilePlan(String base, Instruction from, BuildContext context,
     Optional<String> user, List<String> ports, List<String> volumes, List<Step> needsBuilder,
-    List<Step> baseVariables) {
+    List<Step> baseVariables, String text, SortedMap<String, String> buildArgs,
+    Supplier<SortedMap<String, ContextFile>> toolFiles) {
 
   /**
    * One instruction, and why it matters.
@@ -42,6 +50,27 @@ public record DockerfilePlan(String base, Instruction from, BuildContext context
     volumes = List.copyOf(volumes);
     needsBuilder = List.copyOf(needsBuilder);
     baseVariables = List.copyOf(baseVariables);
+    buildArgs = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(buildArgs));
+  }
+
+  /**
+   * What an image built by running this Dockerfile depends on beyond the context's files: the
+   * Dockerfile's text, then each build argument as {@code name=value}, sorted by name. Hashed
+   * into the tag of a tool's or Kaniko's image, whose RUN steps the context does not describe.
+   */
+  public List<String> inputs() {
+    List<String> parts = new java.util.ArrayList<>();
+    parts.add(text);
+    buildArgs.forEach((name, value) -> parts.add(name + "=" + value));
+    return parts;
+  }
+
+  /**
+   * Every file of the prepared context and of the Dockerfile's directory, by name, minus
+   * {@code .dockerignore}: the context buildah, podman or Kaniko builds from.
+   */
+  public SortedMap<String, ContextFile> toolContext() {
+    return toolFiles.get();
   }
 
   /** Whether Jib alone can build the image. */

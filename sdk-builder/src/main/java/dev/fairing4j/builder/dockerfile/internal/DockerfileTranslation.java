@@ -96,7 +96,7 @@ public final class DockerfileTranslation {
     try {
       DockerfileSyntax syntax = DockerfileSyntax.parse(text);
       return new DockerfileTranslation(syntax, dockerfile.toAbsolutePath().getParent(),
-          prepared, buildArgs, outside).translate();
+          prepared, buildArgs, outside).translate(text);
     } catch (DockerfileException e) {
       throw InvalidInputException.of("dockerfile", dockerfile + (e.line() > 0 ? " line "
           + e.line() : "") + ": " + e.problem(), e.fix(), e);
@@ -105,16 +105,6 @@ public final class DockerfileTranslation {
           + dockerfile + ": " + e.getCause().getMessage(), "check the directory's permissions",
           e);
     }
-  }
-
-  /**
-   * The build context a tool that runs the Dockerfile itself gets: every file of
-   * {@code prepared} and of the Dockerfile's directory, by name, minus {@code .dockerignore}.
-   */
-  public static SortedMap<String, ContextFile> contextFiles(Path dockerfile,
-      BuildContext prepared) {
-    Path directory = dockerfile.toAbsolutePath().getParent();
-    return ContextView.of(prepared, directory, DockerIgnore.in(directory)).listing();
   }
 
   /** The Dockerfile's text, or the bad-input error that says why there is none. */
@@ -137,9 +127,9 @@ public final class DockerfileTranslation {
     }
   }
 
-  private DockerfilePlan translate() {
-    copies = new CopyTranslation(ContextView.of(prepared, directory,
-        DockerIgnore.in(directory)));
+  private DockerfilePlan translate(String text) {
+    ContextView view = ContextView.of(prepared, directory, DockerIgnore.in(directory));
+    copies = new CopyTranslation(view);
     for (Instruction instruction : syntax.instructions()) {
       if (!KNOWN.contains(instruction.keyword())) {
         throw new DockerfileException(instruction.line(), "'" + instruction.keyword()
@@ -181,7 +171,8 @@ public final class DockerfileTranslation {
       context = context.withLabel(label.getKey(), label.getValue());
     }
     return new DockerfilePlan(base, from, context, user, List.copyOf(ports),
-        List.copyOf(volumes), needsBuilder, baseVariables);
+        List.copyOf(volumes), needsBuilder, baseVariables, text, new TreeMap<>(buildArgs),
+        view::listing);
   }
 
   private void apply(Instruction at) {

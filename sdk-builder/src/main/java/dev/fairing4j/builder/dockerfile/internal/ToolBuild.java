@@ -1,5 +1,6 @@
 package dev.fairing4j.builder.dockerfile.internal;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.builder.ImageFormat;
 import dev.fairing4j.builder.image.internal.BaseImage;
 import dev.fairing4j.builder.image.internal.BuildSettings;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Dockerfile build with a daemonless tool, {@code buildah bud} or {@code podman build}: the
- * context (the files {@link DockerfileTranslation#contextFiles} lists) written to a private
+ * context (the files {@link DockerfilePlan#toolContext} lists) written to a private
  * directory, the build run with the tool's layer cache ({@code --layers}; a changed file rebuilds
  * from the step that copies it), chroot isolation (no runtime or namespaces needed for
  * {@code RUN}), and fixed timestamps, then pushed with the same credentials, TLS rules and CAs
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ToolBuild {
   private static final Logger LOG = LoggerFactory.getLogger(ToolBuild.class);
+  // Jackson writes the JSON: registry names and tokens are escaped as JSON needs.
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int KEPT_LINES = 25;
 
   private final String tool;
@@ -63,16 +66,17 @@ public final class ToolBuild {
   }
 
   /**
-   * Builds {@code dockerfile} over {@code files} and pushes (or writes) the image.
+   * Builds {@code plan}'s Dockerfile over its {@link DockerfilePlan#toolContext() context} and
+   * pushes (or writes) the image. The tool gets the text the plan was made from, so the image
+   * is what its tag was derived from even when the file changed since.
    *
-   * @param files the build context by name ({@link DockerfileTranslation#contextFiles})
+   * @param dockerfile where the Dockerfile is, for messages
    * @param settings the target, format, credentials and TLS rules, on the Dockerfile's base
    * @param planned the reference the image gets: the target with its content tag
    * @return the image, pinned to its digest
    */
-  public ImageRef build(Path dockerfile, Map<String, ContextFile> files,
-      Map<String, String> buildArgs, BuildSettings settings, ImageRef planned,
-      Map<String, String> environment, ProgressListener progress) {
+  public ImageRef build(Path dockerfile, DockerfilePlan plan, BuildSettings settings,
+      ImageRef planned, Map<String, String> environment, ProgressListener progress) {
     Path work;
     try {
       work = Files.createTempDirectory("fairing4j-" + tool + "-");
@@ -84,7 +88,9 @@ public final class ToolBuild {
     List<String> secrets = new ArrayList<>();
     try {
       Path context = work.resolve("context");
-      writeContext(context, files);
+      writeContext(context, plan.toolContext());
+      Path dockerfileCopy = Files.writeString(work.resolve("Dockerfile"), plan.text(),
+          StandardCharsets.UTF_8);
       List<String> access = access(work, settings, planned, environment, secrets);
       String name = planned.name() + ":" + planned.tag().orElseThrow();
       // Pushed by its ID, never tagged in the tool's storage: builds leave no names behind
@@ -93,8 +99,8 @@ public final class ToolBuild {
       List<String> build = new ArrayList<>(List.of(executable.toString(),
           tool.equals("buildah") ? "bud" : "build", "--isolation", "chroot", "--layers",
           "--timestamp", "0", "--format", settings.format() == ImageFormat.OCI ? "oci" : "docker",
-          "-f", dockerfile.toString(), "--iidfile", imageId.toString()));
-      buildArgs.forEach((arg, value) -> build.addAll(List.of("--build-arg", arg + "=" + value)));
+          "-f", dockerfileCopy.toString(), "--iidfile", imageId.toString()));
+      plan.buildArgs().forEach((arg, value) -> build.addAll(List.of("--build-arg", arg + "=" + value)));
       build.addAll(access);
       build.add(context.toString());
       run(build, "build " + dockerfile.getFileName(), progress, secrets, true);
@@ -165,23 +171,19 @@ public final class ToolBuild {
           .ifPresent(c -> auths.putIfAbsent(base.image().registry(), c));
     }
     if (!auths.isEmpty()) {
-      StringBuilder json = new StringBuilder("{\"auths\":{");
-      String separator = "";
+      Map<String, Object> entries = new LinkedHashMap<>();
       for (Map.Entry<String, RegistryCredential> auth : auths.entrySet()) {
         String password = auth.getValue().password().reveal();
         secrets.add(password);
         String token = Base64.getEncoder().encodeToString((auth.getValue().username() + ":"
             + password).getBytes(StandardCharsets.UTF_8));
         secrets.add(token);
-        json.append(separator).append('"').append(auth.getKey()).append("\":{\"auth\":\"")
-            .append(token).append("\"}");
-        separator = ",";
+        entries.put(auth.getKey(), Map.of("auth", token));
       }
-      json.append("}}");
       Path file = work.resolve("auth.json");
       Files.createFile(file, PosixFilePermissions.asFileAttribute(
           PosixFilePermissions.fromString("rw-------")));
-      Files.writeString(file, json, StandardCharsets.UTF_8);
+      Files.write(file, JSON.writeValueAsBytes(Map.of("auths", entries)));
       options.addAll(List.of("--authfile", file.toString()));
     }
     return options;

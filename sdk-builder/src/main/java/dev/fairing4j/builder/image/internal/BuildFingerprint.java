@@ -26,11 +26,8 @@ public final class BuildFingerprint {
     List<String> parts = new java.util.ArrayList<>(List.of(LAYOUT_VERSION, context.digest(),
         baseIdentity, settings.user().orElse(""), settings.format().name()));
     // Only when declared, so the fingerprints of images without them stay what they were.
-    if (!settings.exposedPorts().isEmpty() || !settings.volumes().isEmpty()) {
-      parts.add("ports");
-      parts.addAll(settings.exposedPorts());
-      parts.add("volumes");
-      parts.addAll(settings.volumes());
+    if (settings.declaresPortsOrVolumes()) {
+      parts.addAll(settings.portsAndVolumesParts());
     }
     return "sha256:" + Sha256.ofParts(parts);
   }

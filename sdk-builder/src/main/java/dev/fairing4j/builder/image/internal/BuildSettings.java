@@ -143,6 +143,24 @@ public record BuildSettings(BaseImage base, Optional<ImageRef> repository, Optio
         trustedCertificates, ports, paths);
   }
 
+  /** Whether the image declares ports or volumes (a Dockerfile's EXPOSE or VOLUME). */
+  public boolean declaresPortsOrVolumes() {
+    return !exposedPorts.isEmpty() || !volumes.isEmpty();
+  }
+
+  /**
+   * The ports and volumes as parts of a key ({@code ports, <ports>, volumes, <paths>}): the
+   * fingerprint and the image template key both hash them.
+   */
+  public List<String> portsAndVolumesParts() {
+    List<String> parts = new java.util.ArrayList<>();
+    parts.add("ports");
+    parts.addAll(exposedPorts);
+    parts.add("volumes");
+    parts.addAll(volumes);
+    return parts;
+  }
+
   /** True when the image is pushed to a registry (not written to a tar or a Docker engine). */
   public boolean pushes() {
     return tar.isEmpty() && !dockerDaemon;

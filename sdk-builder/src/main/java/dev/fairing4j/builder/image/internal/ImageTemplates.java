@@ -62,14 +62,10 @@ final class ImageTemplates {
         context.workingDir()));
     parts.add("command");
     parts.addAll(context.command());
-    if (!context.args().isEmpty() || !settings.exposedPorts().isEmpty()
-        || !settings.volumes().isEmpty()) {
+    if (!context.args().isEmpty() || settings.declaresPortsOrVolumes()) {
       parts.add("args");
       parts.addAll(context.args());
-      parts.add("ports");
-      parts.addAll(settings.exposedPorts());
-      parts.add("volumes");
-      parts.addAll(settings.volumes());
+      parts.addAll(settings.portsAndVolumesParts());
     }
     parts.add("env");
     context.env().forEach((name, value) -> parts.add(name + "=" + value));

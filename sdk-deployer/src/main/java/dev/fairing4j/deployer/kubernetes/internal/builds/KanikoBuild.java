@@ -5,24 +5,24 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.PodBuild;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.PullSecret;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.KubeConnection;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.LogConnection;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import io.kubernetes.client.Attach;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Deque;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -68,8 +68,8 @@ public final class KanikoBuild {
     Optional<String> secret = build.credentials().map(c -> name);
     try {
       if (secret.isPresent()) {
-        rest.create(SECRETS, Optional.of(namespace), secretManifest(name, namespace,
-            build.credentials().orElseThrow()));
+        rest.create(SECRETS, Optional.of(namespace), PullSecret.named(name,
+            metadata(name, namespace), build.credentials().orElseThrow()));
       }
       rest.create(ResourceRef.PODS, Optional.of(namespace), podManifest(name, namespace, build,
           secret));
@@ -105,7 +105,7 @@ public final class KanikoBuild {
           + " cluster (kaniko)"));
       return pushed;
     } finally {
-      remove(rest, namespace, name, secret);
+      remove(rest, namespace, name, secret, connection.timings());
     }
   }
 
@@ -139,22 +139,11 @@ public final class KanikoBuild {
       container.put("volumeMounts", List.of(Map.of("name", "docker-config",
           "mountPath", "/kaniko/.docker")));
       spec.put("volumes", List.of(Map.of("name", "docker-config", "secret", Map.of(
-          "secretName", s, "items", List.of(Map.of("key", ".dockerconfigjson",
+          "secretName", s, "items", List.of(Map.of("key", PullSecret.KEY,
               "path", "config.json"))))));
     });
     return Map.of("apiVersion", "v1", "kind", "Pod", "metadata", metadata(name, namespace),
         "spec", spec);
-  }
-
-  private static Map<String, Object> secretManifest(String name, String namespace,
-      RegistryCredentials credentials) {
-    String auth = Base64.getEncoder().encodeToString((credentials.username() + ":"
-        + credentials.password().reveal()).getBytes(StandardCharsets.UTF_8));
-    String config = "{\"auths\":{\"" + credentials.registry() + "\":{\"auth\":\"" + auth
-        + "\"}}}";
-    return Map.of("apiVersion", "v1", "kind", "Secret", "metadata", metadata(name, namespace),
-        "type", "kubernetes.io/dockerconfigjson", "stringData",
-        Map.of(".dockerconfigjson", config));
   }
 
   private static Map<String, Object> metadata(String name, String namespace) {
@@ -346,27 +335,19 @@ public final class KanikoBuild {
         + " Dockerfile (the lines above are its output)" : "read the lines above");
   }
 
+  /** Deletes the pod, waiting until it is gone, and the Secret; logs what it cannot delete. */
   private static void remove(KubeRest rest, String namespace, String name,
-      Optional<String> secret) {
+      Optional<String> secret, Timings timings) {
     try {
-      rest.delete(ResourceRef.PODS, Optional.of(namespace), name, "Background");
       // Gone, not just going: a build that returned leaves nothing running behind it.
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (rest.find(ResourceRef.PODS, Optional.of(namespace), name).isPresent()) {
-        if (System.nanoTime() > until) {
-          LOG.warn("the build pod {}/{} is still terminating after 30 s", namespace, name);
-          break;
-        }
-        Thread.sleep(200);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      Deletion.deleteAndWait(rest, ResourceRef.PODS, Optional.of(namespace), name,
+          Deletion.BACKGROUND, timings);
     } catch (RuntimeException e) {
       LOG.warn("could not delete the build pod {}/{}: {}", namespace, name, e.getMessage());
     }
     secret.ifPresent(s -> {
       try {
-        rest.delete(SECRETS, Optional.of(namespace), s, "Background");
+        rest.delete(SECRETS, Optional.of(namespace), s, Deletion.BACKGROUND);
       } catch (RuntimeException e) {
         LOG.warn("could not delete the build Secret {}/{}: {}", namespace, s, e.getMessage());
       }

@@ -43,6 +43,11 @@ public final class KubeConnection {
     this.timings = Objects.requireNonNull(timings, "timings");
   }
 
+  /** How often this connection polls and how long it waits for a deletion. */
+  public Timings timings() {
+    return timings;
+  }
+
   /** The resolved configuration; reads the kubeconfig on first use. */
   public synchronized ClusterConfig config() {
     if (config == null) {
