@@ -22,7 +22,7 @@ import java.util.Objects;
  */
 public abstract sealed class AbstractPythonPreprocessor<T extends AbstractPythonPreprocessor<T>>
     implements Preprocessor permits PythonPreprocessor, SourcePreprocessor, FunctionPreprocessor,
-    NotebookPreprocessor, GitPreprocessor {
+    PredictorPreprocessor, NotebookPreprocessor, GitPreprocessor {
 
   final PythonOptions options;
 

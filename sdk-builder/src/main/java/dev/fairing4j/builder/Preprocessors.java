@@ -65,6 +65,16 @@ public final class Preprocessors {
     return FunctionPreprocessor.of(source, Map.of());
   }
 
+  /**
+   * A model's predictor: a Python file with a class that loads the model once and answers
+   * {@code predict(instances)} (or {@code load()} and {@code predict(instances)} functions),
+   * served by fairing4j's model server on port 8080 with KServe's V1 and V2 protocols.
+   */
+  public static PredictorPreprocessor predictor(Path file) {
+    return new PredictorPreprocessor(Objects.requireNonNull(file, "predictor"), Optional.empty(),
+        Optional.empty(), Optional.empty(), PythonOptions.defaults());
+  }
+
   /** A Jupyter notebook whose code cells become one script. */
   public static NotebookPreprocessor notebook(Path ipynb) {
     return new NotebookPreprocessor(Objects.requireNonNull(ipynb, "notebook"), Optional.empty(),
