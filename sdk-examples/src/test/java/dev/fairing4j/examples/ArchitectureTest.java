@@ -99,16 +99,18 @@ class ArchitectureTest {
 
   @Test
   void theLocalClusterRoomsDependOnlyOnTheRoomsBelowThem() {
-    // runtime at the bottom; state above it; operator decides with both; the supervisor process
-    // runs the operator; the package itself (submit paths, handles) sits on top and may use all.
+    // runtime at the bottom; state above it; the plan reads a manifest with the host's facts;
+    // operator decides with all three; the supervisor process runs the operator; the package
+    // itself (submit paths, handles) sits on top and may use all.
     String local = "dev.fairing4j.deployer.local.internal";
     Map<String, List<String>> below = Map.of(
         "runtime", List.of(),
         "python", List.of("runtime"),
         "state", List.of("runtime"),
         "logs", List.of("runtime", "state"),
-        "operator", List.of("runtime", "state"),
-        "supervisor", List.of("operator", "runtime", "state"));
+        "plan", List.of("runtime"),
+        "operator", List.of("plan", "runtime", "state"),
+        "supervisor", List.of("operator", "plan", "runtime", "state"));
     checkRooms(local, below, Set.of(local + ".LocalException", local + ".LocalSettings"));
   }
 

@@ -10,7 +10,7 @@ import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
-import dev.fairing4j.deployer.local.internal.operator.LocalRuntimes;
+import dev.fairing4j.deployer.local.internal.plan.LocalRuntimes;
 import java.util.Objects;
 
 /**

@@ -6,7 +6,7 @@ import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deployer.internal.SubmitOptions;
-import dev.fairing4j.deployer.local.internal.operator.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
 import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
 import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;

@@ -1,5 +1,8 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.LocalKind;
+import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;

@@ -1,5 +1,7 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.LocalKind;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.Collection;

@@ -1,5 +1,10 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.LocalKind;
+import dev.fairing4j.deployer.local.internal.plan.JobPorts;
+import dev.fairing4j.deployer.local.internal.plan.PreparedReplica;
+import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.local.internal.runtime.ContainerCleanup;
 import dev.fairing4j.deployer.local.internal.runtime.HostFacts;

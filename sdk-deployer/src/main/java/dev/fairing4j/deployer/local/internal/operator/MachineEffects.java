@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

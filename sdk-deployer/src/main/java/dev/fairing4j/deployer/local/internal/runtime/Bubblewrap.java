@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
-import dev.fairing4j.deployer.local.internal.operator.PodHosts;
+import dev.fairing4j.deployer.local.internal.plan.PodHosts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

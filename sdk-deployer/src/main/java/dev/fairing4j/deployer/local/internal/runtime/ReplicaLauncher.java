@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
-import dev.fairing4j.deployer.local.internal.operator.PreparedReplica;
+import dev.fairing4j.deployer.local.internal.plan.PreparedReplica;
 
 /**
  * How the supervisor's signals reach one replica, whichever way it was launched: a bubblewrap

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.local.internal.supervisor;
 
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.deployer.local.internal.operator.JobPlan;
-import dev.fairing4j.deployer.local.internal.operator.JobPorts;
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.JobPorts;
 import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
 import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
 import dev.fairing4j.deployer.local.internal.runtime.Launcher;

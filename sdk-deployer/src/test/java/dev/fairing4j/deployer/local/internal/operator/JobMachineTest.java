@@ -1,5 +1,8 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.local.internal.plan.ManifestReader;
+import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.deployer.internal.RenderedJob;

@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.local.internal.operator;
+package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.InvalidInputException;
 import java.util.Arrays;
@@ -23,7 +23,7 @@ public enum RestartPolicy {
   }
 
   /** Parses the manifest spelling. */
-  static RestartPolicy parse(String field, String value) {
+  public static RestartPolicy parse(String field, String value) {
     return Arrays.stream(values()).filter(p -> p.manifestName.equals(value)).findFirst()
         .orElseThrow(() -> InvalidInputException.of(field,
             "'" + value + "' is not a restart policy",

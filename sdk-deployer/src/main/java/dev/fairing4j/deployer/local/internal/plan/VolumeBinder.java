@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.local.internal.operator;
+package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;

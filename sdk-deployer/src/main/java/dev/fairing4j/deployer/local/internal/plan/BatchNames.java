@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.local.internal.operator;
+package dev.fairing4j.deployer.local.internal.plan;
 
 /**
  * How the local cluster names the pods of a plain batch/v1 Job. Kubernetes names them

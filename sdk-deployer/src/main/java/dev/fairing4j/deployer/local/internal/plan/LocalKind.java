@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.local.internal.operator;
+package dev.fairing4j.deployer.local.internal.plan;
 
 import java.util.Arrays;
 import java.util.List;
