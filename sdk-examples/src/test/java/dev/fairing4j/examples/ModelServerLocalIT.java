@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code torch.cuda.is_available()}, a tensor returned), packaged by
  * {@code Preprocessors.predictor(..)} and run on the local cluster: the model server reports
  * not ready while the model loads, answers V1 predictions that match what the model computes and
- * V2 infer requests with their shape, answers an error in the user's code with 500 and its
+ * V2 infer requests with their shape, reads a chunked body as a proxy sends one, answers an error in the user's code with 500 and its
  * message (the traceback in the job's logs) and a bad request with 400; a predictor that fails
  * to load keeps the endpoint not ready and says why; deleting the job stops the server.
  */
@@ -74,7 +74,7 @@ class ModelServerLocalIT {
   @TempDir Path dir;
   @TempDir Path state;
   @TempDir Path volumes;
-  private final HttpClient http = HttpClient.newBuilder()
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(2)).build();
 
   @BeforeAll
@@ -157,6 +157,15 @@ class ModelServerLocalIT {
       assertThat(predictions.get(0).asDouble()).isCloseTo(0.5, within(1e-6));
       assertThat(predictions.get(1).asDouble()).isCloseTo(5.5, within(1e-6));
       assertThat(predictions.get(2).asDouble()).isCloseTo(1.25, within(1e-6));
+
+      // A body of unknown length goes chunked, as the API server's proxy forwards one.
+      HttpResponse<String> chunked = http.send(HttpRequest.newBuilder(URI.create(
+          "http://127.0.0.1:" + port + "/v1/models/linear:predict")).POST(
+          HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(
+              "{\"instances\": [[3, 1]]}"))).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(chunked.statusCode()).isEqualTo(200);
+      assertThat(JSON.readTree(chunked.body()).get("predictions").get(0).asDouble())
+          .isCloseTo(5.5, within(1e-6));
 
       Answer infer = call("POST", port, "/v2/models/linear/infer", "{\"id\": \"r1\", \"inputs\":"
           + " [{\"name\": \"x\", \"shape\": [2, 2], \"datatype\": \"FP32\", \"data\": [1, 2, 3,"

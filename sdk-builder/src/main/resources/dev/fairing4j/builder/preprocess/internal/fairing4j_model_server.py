@@ -284,15 +284,31 @@ def handler_for(name, predictor):
             self.answer(200, answer)
 
         def body(self):
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                raise BadRequest("the body is %d bytes; this server takes up to %d"
-                                 % (length, MAX_BODY))
-            raw = self.rfile.read(length) if length else b""
+            if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+                raw = self.chunks()  # what proxies (the API server's among them) may send
+            else:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_BODY:
+                    raise BadRequest("the body is %d bytes; this server takes up to %d"
+                                     % (length, MAX_BODY))
+                raw = self.rfile.read(length) if length else b""
             try:
                 return json.loads(raw.decode("utf-8") or "null")
             except (UnicodeDecodeError, ValueError) as e:
                 raise BadRequest("the body is not JSON: %s" % e)
+
+        def chunks(self):
+            raw = bytearray()
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    return bytes(raw)
+                raw += self.rfile.read(size)
+                self.rfile.readline()
+                if len(raw) > MAX_BODY:
+                    raise BadRequest("the body is over %d bytes" % MAX_BODY)
 
         def not_ready(self):
             if predictor.ready:
