@@ -1,34 +1,27 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
+import dev.fairing4j.deployer.internal.JsonTree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Reads the JSON-like maps of a rendered manifest. A manifest written by hand (or by a future
- * renderer) may spell a number as an int, a long or a string, so the readers accept all three.
+ * Reads the JSON-like maps of a rendered manifest: {@link JsonTree}'s paths, plus what a manifest
+ * written by hand needs (a number spelled as an int, a long or a string; a string rendered from
+ * whatever scalar an env value holds, as {@code String.valueOf} prints it).
  */
 public final class Maps {
   private Maps() {}
 
   /** The value at {@code path}, descending through nested maps. */
   public static Optional<Object> at(Map<String, ?> root, String... path) {
-    Object current = root;
-    for (String key : path) {
-      if (!(current instanceof Map<?, ?> map)) {
-        return Optional.empty();
-      }
-      current = map.get(key);
-    }
-    return Optional.ofNullable(current);
+    return JsonTree.at(root, path);
   }
 
   /** The nested map at {@code path}, or an empty map. */
-  @SuppressWarnings("unchecked")
   public static Map<String, Object> map(Map<String, ?> root, String... path) {
-    return at(root, path).filter(Map.class::isInstance).map(v -> (Map<String, Object>) v)
-        .orElse(Map.of());
+    return JsonTree.map(root, path);
   }
 
   /** The string at {@code path}; numbers and booleans are rendered as text. */
@@ -43,17 +36,8 @@ public final class Maps {
   }
 
   /** The list of maps at {@code path}; entries that are not maps are skipped. */
-  @SuppressWarnings("unchecked")
   static List<Map<String, Object>> maps(Map<String, ?> root, String... path) {
-    List<Map<String, Object>> result = new ArrayList<>();
-    at(root, path).filter(List.class::isInstance).ifPresent(list -> {
-      for (Object item : (List<Object>) list) {
-        if (item instanceof Map<?, ?>) {
-          result.add((Map<String, Object>) item);
-        }
-      }
-    });
-    return result;
+    return JsonTree.maps(root, path);
   }
 
   /** The list of strings at {@code path}; numbers are rendered as text. */
