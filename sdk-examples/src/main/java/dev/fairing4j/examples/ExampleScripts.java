@@ -25,7 +25,28 @@ public final class ExampleScripts {
   /** Writes the bundled script {@code name} (e.g. {@code mnist_ddp.py}) to the cache; its path. */
   public static Path extract(String name) {
     byte[] content = read(name);
-    Path dir = cacheRoot().resolve(sha256(content).substring(0, 16));
+    return write(cacheRoot().resolve(sha256(content).substring(0, 16)), name, content);
+  }
+
+  /**
+   * Writes the bundled scripts {@code names} side by side into one directory of the cache (a
+   * predictor and the training script whose network it imports); the directory.
+   */
+  public static Path extractTogether(String... names) {
+    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+    java.util.Map<String, byte[]> contents = new java.util.LinkedHashMap<>();
+    for (String name : names) {
+      byte[] content = read(name);
+      contents.put(name, content);
+      all.writeBytes(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      all.writeBytes(content);
+    }
+    Path dir = cacheRoot().resolve(sha256(all.toByteArray()).substring(0, 16));
+    contents.forEach((name, content) -> write(dir, name, content));
+    return dir;
+  }
+
+  private static Path write(Path dir, String name, byte[] content) {
     Path target = dir.resolve(name);
     try {
       if (!Files.isRegularFile(target)) {

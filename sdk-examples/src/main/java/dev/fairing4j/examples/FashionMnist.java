@@ -1,5 +1,6 @@
 package dev.fairing4j.examples;
 
+import dev.fairing4j.builder.PredictorPreprocessor;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.builder.PythonPreprocessor;
 import dev.fairing4j.core.Fairing;
@@ -9,6 +10,7 @@ import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -43,6 +45,21 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
   /** The bundled training script as a preprocessor: {@code python mnist_ddp.py}. */
   public static PythonPreprocessor script() {
     return Preprocessors.python(ExampleScripts.extract(SCRIPT));
+  }
+
+  /** The predictor that serves the trained model: {@code mnist_predictor.py}. */
+  public static final String PREDICTOR = "mnist_predictor.py";
+
+  /**
+   * The predictor of the model this training saves: {@value #PREDICTOR}, which imports the
+   * network from the training script beside it and loads {@code mnist_cnn.pt} from
+   * {@value #MODELS_PATH} (mount {@value #MODELS_CLAIM} there). Instances are 28x28 images of
+   * pixel values 0-255; predictions are classes 0-9.
+   */
+  public static PredictorPreprocessor predictor() {
+    Path dir = ExampleScripts.extractTogether(PREDICTOR, SCRIPT);
+    return Preprocessors.predictor(dir.resolve(PREDICTOR)).files(Path.of(SCRIPT))
+        .className("MnistModel").modelName("mnist");
   }
 
   /** The demo's defaults: one epoch over the full data set, one Worker. */
