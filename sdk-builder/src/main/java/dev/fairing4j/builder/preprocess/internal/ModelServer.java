@@ -1,10 +1,5 @@
 package dev.fairing4j.builder.preprocess.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-
 /**
  * The model server a predictor's image runs: {@code fairing4j_model_server.py}, shipped under
  * {@code <pathPrefix>/.fairing4j/}. Standard library only; it loads the user's predictor once and
@@ -22,13 +17,6 @@ public final class ModelServer {
 
   /** The server's Python source. */
   public static String script() {
-    try (InputStream in = ModelServer.class.getResourceAsStream(FILE_NAME)) {
-      if (in == null) {
-        throw new IllegalStateException(FILE_NAME + " is missing from the SDK's jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return BundledScript.text(FILE_NAME);
   }
 }

@@ -1,10 +1,5 @@
 package dev.fairing4j.builder.preprocess.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-
 /**
  * The runner a full notebook starts with in its container: {@code run_notebook.py}, shipped
  * beside the notebook under {@code .fairing4j/}. It runs papermill when the image has it, and
@@ -18,13 +13,6 @@ public final class NotebookRunner {
 
   /** The runner's Python source. */
   public static String script() {
-    try (InputStream in = NotebookRunner.class.getResourceAsStream(FILE_NAME)) {
-      if (in == null) {
-        throw new IllegalStateException(FILE_NAME + " is missing from the SDK's jar");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return BundledScript.text(FILE_NAME);
   }
 }
