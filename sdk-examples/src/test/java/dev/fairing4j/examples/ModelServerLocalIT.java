@@ -35,9 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code torch.cuda.is_available()}, a tensor returned), packaged by
  * {@code Preprocessors.predictor(..)} and run on the local cluster: the model server reports
  * not ready while the model loads, answers V1 predictions that match what the model computes and
- * V2 infer requests with their shape, reads a chunked body as a proxy sends one, answers an error in the user's code with 500 and its
- * message (the traceback in the job's logs) and a bad request with 400; a predictor that fails
- * to load keeps the endpoint not ready and says why; deleting the job stops the server.
+ * V2 infer requests with their shape, reads a chunked body as a proxy sends one, answers an error
+ * in the user's code with 500 and its message (the traceback in the job's logs) and a bad request
+ * with 400; a predictor that fails to load keeps the endpoint not ready and says why; deleting
+ * the job stops the server.
  */
 @Timeout(180)
 class ModelServerLocalIT {

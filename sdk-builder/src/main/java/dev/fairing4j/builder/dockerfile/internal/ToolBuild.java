@@ -100,7 +100,8 @@ public final class ToolBuild {
           tool.equals("buildah") ? "bud" : "build", "--isolation", "chroot", "--layers",
           "--timestamp", "0", "--format", settings.format() == ImageFormat.OCI ? "oci" : "docker",
           "-f", dockerfileCopy.toString(), "--iidfile", imageId.toString()));
-      plan.buildArgs().forEach((arg, value) -> build.addAll(List.of("--build-arg", arg + "=" + value)));
+      plan.buildArgs().forEach((arg, value) -> build.addAll(List.of("--build-arg",
+          arg + "=" + value)));
       build.addAll(access);
       build.add(context.toString());
       run(build, "build " + dockerfile.getFileName(), progress, secrets, true);
