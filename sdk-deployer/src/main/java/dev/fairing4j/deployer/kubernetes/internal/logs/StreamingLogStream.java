@@ -366,11 +366,11 @@ public final class StreamingLogStream implements LogStream {
   /**
    * A daemon thread that, for {@link #STATUS_LAG} after the stream of instance {@code id}
    * opens, reads the pod's status each poll and closes the stream as soon as the status names
-   * another instance; interrupted when the read ends.
+   * another instance; interrupted when the read ends or the stream is cut.
    */
   private Thread verify(String pod, ContainerRef container, String id,
       AtomicReference<LogConnection> streaming) {
-    Thread thread = new Thread(() -> {
+    return spawn("fairing4j-log-status " + pod, () -> {
       long until = System.nanoTime() + STATUS_LAG.toNanos();
       try {
         while (!closed.get() && System.nanoTime() < until) {
@@ -393,10 +393,7 @@ public final class StreamingLogStream implements LogStream {
         LOG.debug("Could not check the status of {} while following it: {}", pod,
             e.getMessage());
       }
-    }, "fairing4j-log-status " + pod);
-    thread.setDaemon(true);
-    thread.start();
-    return thread;
+    });
   }
 
   /**
