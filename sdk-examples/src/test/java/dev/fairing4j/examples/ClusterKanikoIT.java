@@ -15,10 +15,8 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tags;
-import dev.fairing4j.core.testing.TestWheels;
 import dev.fairing4j.deployer.Deployers;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -66,24 +64,12 @@ class ClusterKanikoIT {
   }
 
   private Path project(String run) throws IOException {
-    Path wheels = Files.createDirectories(dir.resolve("wheels"));
-    TestWheels.write(wheels, "fairing_probe", "installed in the cluster");
-    String pip = DebianPipWheel.copyInto(wheels);
-    Files.writeString(dir.resolve("train.py"), """
+    return DebianPipWheel.project(dir, "installed in the cluster", """
         import logging, sys
         import fairing_probe
         logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(message)s")
         logging.info("probe=%s", fairing_probe.GREETING)
-        """);
-    return Files.writeString(dir.resolve("Dockerfile"), """
-        ARG BASE
-        FROM ${BASE}
-        COPY wheels/ /wheels/
-        %s
-        ENV PYTHONPATH=/opt/deps
-        COPY train.py /app/
-        CMD ["python", "-u", "/app/train.py"]
-        """.formatted(run.replace("PIP", "/wheels/" + pip + "/pip")));
+        """, run, "python");
   }
 
   @Test

@@ -18,7 +18,6 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RegistryExtension;
-import dev.fairing4j.core.testing.TestWheels;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
@@ -58,20 +57,9 @@ class DockerfileBuildahIT {
   }
 
   private Path project(String script, String run) throws IOException {
-    Path wheels = Files.createDirectories(project.resolve("wheels"));
-    String pip = DebianPipWheel.copyInto(wheels);
-    TestWheels.write(wheels, "fairing_probe", "hello from the wheel");
-    Files.writeString(project.resolve("train.py"), script);
-    return Files.writeString(project.resolve("Dockerfile"), """
-        ARG BASE
-        FROM ${BASE}
-        COPY wheels/ /wheels/
-        %s
-        ENV PYTHONPATH=/opt/deps
-        COPY train.py /app/
-        CMD ["python3", "-u", "/app/train.py"]
-        """.formatted(run.replace("PIP", "/wheels/" + pip + "/pip")));
+    return DebianPipWheel.project(project, "hello from the wheel", script, run, "python3");
   }
+
 
   private DockerfileImageBuilder builder(Path dockerfile) {
     return Builders.dockerfile(dockerfile).buildArg("BASE", base)

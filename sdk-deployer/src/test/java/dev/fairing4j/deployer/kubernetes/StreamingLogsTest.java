@@ -36,6 +36,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(20)
 class StreamingLogsTest {
+  /** A pod status naming instance c2 running, restarted after instance c1 exited with 7. */
+  private static final String RESTARTED_C2 = """
+      {"phase":"Running","containerStatuses":[{"name":"pytorch",
+       "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
+       "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1",
+       "finishedAt":"2024-05-01T12:00:00Z"}}}]}""".replace("\n", "");
+
   private static final String NS = "team";
   private static final String JOB = "/apis/kubeflow.org/v1/namespaces/" + NS + "/pytorchjobs/mnist";
   private static final String PODS = "/api/v1/namespaces/" + NS + "/pods";
@@ -236,18 +243,13 @@ class StreamingLogsTest {
     // already served the restarted one's log. The stream took the second run's line for the
     // first's, then read the first run's log only from after that line: its lines were lost.
     pod("master", 0, running("c1"));
-    String restarted = """
-        {"phase":"Running","containerStatuses":[{"name":"pytorch",
-         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
-         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1",
-         "finishedAt":"2024-05-01T12:00:00Z"}}}]}""".replace("\n", "");
     log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
-        () -> pod("master", 0, restarted));
+        () -> pod("master", 0, RESTARTED_C2));
     log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing")
         + line("12:00:00.200000000", "first run: exit 7"), () -> { });
     log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
         + line("12:00:02.100000000", "second run: done"), () -> {
-          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
+          pod("master", 0, RESTARTED_C2.replace("\"state\":{\"running\":{}}",
               "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
           jobPhase.set("Succeeded");
         });
@@ -270,13 +272,8 @@ class StreamingLogsTest {
     // As above, but the restarted instance runs on (seen in CI: the test's second run waits to
     // be released), so its stream stays open: the status must be checked while it is.
     pod("master", 0, running("c1"));
-    String restarted = """
-        {"phase":"Running","containerStatuses":[{"name":"pytorch",
-         "containerID":"containerd://c2","restartCount":1,"state":{"running":{}},
-         "lastState":{"terminated":{"exitCode":7,"containerID":"containerd://c1",
-         "finishedAt":"2024-05-01T12:00:00Z"}}}]}""".replace("\n", "");
     openLog("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
-        () -> pod("master", 0, restarted));
+        () -> pod("master", 0, RESTARTED_C2));
     log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing"),
         () -> { });
     openLog("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
