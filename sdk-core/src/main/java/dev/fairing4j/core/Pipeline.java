@@ -94,6 +94,9 @@ public final class Pipeline {
 
   private TrainingJob runOwned() {
     requireStages();
+    if (deployer instanceof EndpointDeployer) {
+      throw servesNotRuns(deployer.jobName());
+    }
     // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
     // mistake, not a missing builder's, and must not cost a build and a push.
     deployer.validateTarget();
@@ -107,6 +110,45 @@ public final class Pipeline {
     Optional<ImageRef> built = image;
     return timed("submit " + target.jobName(), () -> target.deploy(prepared.runs(), built,
         progress));
+  }
+
+  /**
+   * Like {@link #run()}, for a deployer that serves a model ({@code Deployers.serving(..)}):
+   * prepares, validates, builds and pushes the predictor's image when the deployer needs one,
+   * creates the endpoint and returns its handle without waiting; follow with
+   * {@link Endpoint#waitUntilReady(Duration)}.
+   *
+   * @throws InvalidInputException for bad configuration or a training deployer, before any
+   *     network call
+   */
+  public Endpoint serve() {
+    return owner == null ? serveOwned() : owner.call(this::serveOwned);
+  }
+
+  private Endpoint serveOwned() {
+    requireStages();
+    if (!(deployer instanceof EndpointDeployer)) {
+      throw InvalidInputException.of("deployer", deployer.jobName() + " runs a training job,"
+          + " not an endpoint", "call run() for it, or serve with"
+          + " .deployer(Deployers.serving(\"name\")...)");
+    }
+    deployer.validateTarget();
+    Prepared prepared = prepareAndValidate();
+    EndpointDeployer target = (EndpointDeployer) effectiveDeployer();
+    Optional<ImageRef> image = Optional.empty();
+    if (target.needsImage()) {
+      image = Optional.of(timed("build image", () -> builder.build(prepared.context(),
+          progress)));
+    }
+    Optional<ImageRef> built = image;
+    return timed("serve " + target.jobName(), () -> target.serve(prepared.runs(), built,
+        progress));
+  }
+
+  /** The refusal of {@link #run()} (and of a deploy) for a deployer that serves a model. */
+  static InvalidInputException servesNotRuns(String name) {
+    return InvalidInputException.of("deployer", name + " serves a model; run() submits"
+        + " training jobs", "call serve() on the pipeline to create the endpoint");
   }
 
   /**
@@ -136,7 +178,9 @@ public final class Pipeline {
     if (builder == null || !deployer.needsImage()) {
       return deployer;
     }
-    return builder.pullCredentials().map(deployer::withPullCredentials).orElse(deployer);
+    // An endpoint deployer's variant serves too (EndpointDeployer narrows withPullCredentials).
+    return builder.pullCredentials().<Deployer>map(deployer::withPullCredentials)
+        .orElse(deployer);
   }
 
   private void requireStages() {

@@ -179,6 +179,130 @@ class PipelineTest {
     assertThat(job.name()).isEqualTo("mnist");
   }
 
+  @Test
+  void serveBuildsWithPullCredentialsThenServesAndReturnsTheEndpoint() {
+    RegistryCredentials alice = new RegistryCredentials("registry.example.com", "alice",
+        Secret.of("s3cret"));
+    ImageBuilder privateBuilder = new RecordingBuilder() {
+      @Override
+      public Optional<RegistryCredentials> pullCredentials() {
+        return Optional.of(alice);
+      }
+    };
+    List<ProgressEvent> events = new ArrayList<>();
+
+    Endpoint endpoint = Fairing.pipeline().preprocessor(() -> context).builder(privateBuilder)
+        .deployer(new RecordingEndpointDeployer()).progress(events::add).serve();
+
+    assertThat(endpoint.name()).isEqualTo("mnist-serve");
+    assertThat(calls).containsExactly("validate endpoint", "validate builder",
+        "pull credentials alice@registry.example.com", "build",
+        "serve registry.example.com/team/mnist@sha256:" + "cd".repeat(32));
+    assertThat(events).filteredOn(e -> e instanceof ProgressEvent.StepFinished)
+        .extracting(e -> ((ProgressEvent.StepFinished) e).step())
+        .containsExactly("build image", "serve mnist-serve");
+  }
+
+  @Test
+  void runRefusesAnEndpointDeployerAndServeATrainingOneBeforeAnythingIsBuilt() {
+    Pipeline serving = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingEndpointDeployer());
+    Pipeline training = serving.deployer(new RecordingDeployer(true));
+
+    assertThatThrownBy(serving::run).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("mnist-serve serves a model").hasMessageContaining("serve()");
+    assertThatThrownBy(training::serve).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("mnist runs a training job, not an endpoint")
+        .hasMessageContaining("Deployers.serving");
+    assertThatThrownBy(() -> new RecordingEndpointDeployer().deploy(context, Optional.empty(),
+        ProgressListener.NONE)).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("serve()");
+    assertThat(calls).isEmpty();
+  }
+
+  private class RecordingEndpointDeployer implements EndpointDeployer {
+    @Override
+    public String jobName() {
+      return "mnist-serve";
+    }
+
+    @Override
+    public void validate(BuildContext ctx) {
+      calls.add("validate endpoint");
+    }
+
+    @Override
+    public EndpointDeployer withPullCredentials(RegistryCredentials credentials) {
+      calls.add("pull credentials " + credentials);
+      return this;
+    }
+
+    @Override
+    public String render(BuildContext ctx, Optional<ImageRef> image) {
+      return "image: " + image.map(ImageRef::reference).orElse("(none)");
+    }
+
+    @Override
+    public Endpoint serve(BuildContext ctx, Optional<ImageRef> image,
+        ProgressListener progress) {
+      calls.add("serve " + image.map(ImageRef::reference).orElse("(no image)"));
+      return new Endpoint() {
+        @Override
+        public String name() {
+          return "mnist-serve";
+        }
+
+        @Override
+        public String namespace() {
+          return "default";
+        }
+
+        @Override
+        public String kind() {
+          return "Deployment";
+        }
+
+        @Override
+        public String modelName() {
+          return "mnist";
+        }
+
+        @Override
+        public String url() {
+          return "http://mnist-serve.default.svc.cluster.local/v1/models/mnist:predict";
+        }
+
+        @Override
+        public EndpointStatus status() {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public EndpointStatus waitUntilReady(java.time.Duration timeout) {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public String predict(String requestJson) {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public List<Object> predict(List<?> instances) {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public JobLogs logs() {
+          throw new UnsupportedOperationException("not needed here");
+        }
+
+        @Override
+        public void delete() {}
+      };
+    }
+  }
+
   private class RecordingBuilder implements ImageBuilder {
     @Override
     public ImageRef plannedImage(BuildContext ctx) {

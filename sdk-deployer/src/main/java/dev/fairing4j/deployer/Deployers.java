@@ -3,11 +3,12 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.deployer.batch.BatchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.serving.ServingDeployer;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 
 /**
  * Where deployers come from: one factory per job kind (Kubeflow's PyTorchJob and TFJob, Kubeflow
- * Trainer v2's TrainJob, a plain batch Job). Each returns an immutable value whose
+ * Trainer v2's TrainJob, a plain batch Job), and one for serving a model. Each returns an immutable value whose
  * fluent calls return new values.
  *
  * <pre>{@code
@@ -53,5 +54,15 @@ public final class Deployers {
    */
   public static BatchJobDeployer batchJob(String name) {
     return BatchJobDeployer.named(name);
+  }
+
+  /**
+   * An endpoint serving a model: a Deployment running the predictor's model server and a Service
+   * in front of it, created by {@code Pipeline.serve()}.
+   *
+   * @param name a DNS-1035 label: the Deployment's and the Service's name
+   */
+  public static ServingDeployer serving(String name) {
+    return ServingDeployer.named(name);
   }
 }

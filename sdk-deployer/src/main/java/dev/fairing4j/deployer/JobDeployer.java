@@ -246,10 +246,10 @@ public abstract class JobDeployer<D extends JobDeployer<D>> implements DeployerS
    * The steps a pipeline calls (validate, render, submit), which {@code Fairing.pipeline()
    * .deployer(..)} takes from here; kept off this class's own methods so that completion shows
    * the settings. {@code asDeployer().render(context, image)} prints the manifests of one
-   * context.
+   * context. The serving deployer returns steps that serve ({@code EndpointDeployer}).
    */
   @Override
-  public final Deployer asDeployer() {
+  public Deployer asDeployer() {
     return new JobSteps(this);
   }
 

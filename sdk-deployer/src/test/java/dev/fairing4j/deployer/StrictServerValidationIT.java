@@ -96,6 +96,15 @@ class StrictServerValidationIT {
   }
 
   @org.junit.jupiter.api.Test
+  void aServingDeploymentAndItsServiceAreAccepted() {
+    assertAccepted(Deployers.serving("mnist-serve").replicas(2).modelName("mnist")
+        .mutate(Mutators.gpus(1)).mutate(Mutators.pvc("models", "/models"))
+        .env("LOG_LEVEL", "debug").pullCredentials(new dev.fairing4j.core.RegistryCredentials(
+            "registry.example.com:5443", "alice", dev.fairing4j.core.Secret.of("pa55-w0rd")))
+        .asDeployer().render(ServingDeployerTest.predictor(), Optional.of(Fixtures.image())));
+  }
+
+  @org.junit.jupiter.api.Test
   void theServerRejectsWhatStrictValidationForbids() throws IOException {
     // A control: the query is honoured (an unknown query parameter would be ignored silently).
     Map<String, Object> object = Fixtures.trainingObject(Files.readString(goldenFiles()

@@ -10,6 +10,7 @@ import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
+import dev.fairing4j.deployer.serving.ServingDeployer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,6 +61,15 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
     Path dir = ExampleScripts.extractTogether(PREDICTOR, SCRIPT);
     return Preprocessors.predictor(dir.resolve(PREDICTOR)).files(Path.of(SCRIPT))
         .className("MnistModel").modelName("mnist");
+  }
+
+  /**
+   * The endpoint that serves the trained model: {@code name}, the models claim mounted where
+   * {@link #predictor()} loads it from, replacing an earlier one of the same name.
+   */
+  public static ServingDeployer servingDeployer(String name) {
+    return Deployers.serving(name).mutate(Mutators.pvc(MODELS_CLAIM, MODELS_PATH))
+        .replaceExisting();
   }
 
   /** The demo's defaults: one epoch over the full data set, one Worker. */

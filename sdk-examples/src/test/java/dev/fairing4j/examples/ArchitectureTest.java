@@ -124,7 +124,8 @@ class ArchitectureTest {
         "jobs", List.of("transport", "diagnosis"),
         "diagnosis", List.of("transport", "jobs"),
         "logs", List.of("transport", "jobs", "diagnosis"),
-        "builds", List.of("transport", "jobs"));
+        "builds", List.of("transport", "jobs"),
+        "serving", List.of("transport", "jobs", "diagnosis"));
     checkRooms(kubernetes, below, Set.of());
   }
 

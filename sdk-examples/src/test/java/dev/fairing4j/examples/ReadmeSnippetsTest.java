@@ -40,6 +40,7 @@ class ReadmeSnippetsTest {
       "import dev.fairing4j.deployer.kubernetes.*;",
       "import dev.fairing4j.deployer.local.*;",
       "import dev.fairing4j.deployer.monitor.*;",
+      "import dev.fairing4j.deployer.serving.*;",
       "import dev.fairing4j.deployer.storage.*;",
       "import dev.fairing4j.deployer.trainer.*;",
       "import java.nio.file.*;",

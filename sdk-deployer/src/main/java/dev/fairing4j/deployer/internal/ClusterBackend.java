@@ -1,6 +1,8 @@
 package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.Endpoint;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 
@@ -16,6 +18,24 @@ public interface ClusterBackend {
    */
   TrainingJob submit(RenderedJob job, BuildContext context, SubmitOptions options,
       ProgressListener progress);
+
+  /**
+   * Creates an endpoint's objects (a Deployment running the model server and its Service) and
+   * returns a handle on it; {@code modelName} is the model its server answers to. The default
+   * refuses: not every cluster serves yet.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming {@code cluster} and the fix
+   */
+  default Endpoint serve(RenderedJob endpoint, BuildContext context, SubmitOptions options,
+      String modelName, ProgressListener progress) {
+    throw InvalidInputException.of("cluster", this + " cannot serve a model yet",
+        "serve on Clusters.local(), Clusters.podman() or Clusters.kubernetes()");
+  }
+
+  /** Whether {@link #serve} creates endpoints here; checked before anything is built. */
+  default boolean serves() {
+    return false;
+  }
 
   /**
    * True for a cluster that runs the build context itself (the local cluster) rather than a

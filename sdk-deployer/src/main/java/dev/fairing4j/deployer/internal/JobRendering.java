@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
@@ -90,6 +91,20 @@ public final class JobRendering {
     RenderedJob job = render(options, kind, context, image);
     return backend.submit(job, context,
         new SubmitOptions(options.replaceExisting(), kind.adaptTrainerApi()), progress);
+  }
+
+  /**
+   * Renders an endpoint's objects (a Deployment and its Service) and creates them on the
+   * deployer's cluster.
+   *
+   * @throws InvalidInputException as {@link #deploy}, or when the cluster cannot serve
+   */
+  public static Endpoint serve(JobOptions options, JobKind kind, BuildContext context,
+      Optional<ImageRef> image, String modelName, ProgressListener progress) {
+    ClusterBackend backend = backend(options, kind.kind());
+    RenderedJob job = render(options, kind, context, image);
+    return backend.serve(job, context, new SubmitOptions(options.replaceExisting()), modelName,
+        progress);
   }
 
   /**

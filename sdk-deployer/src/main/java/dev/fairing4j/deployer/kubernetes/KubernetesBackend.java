@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
@@ -137,6 +138,26 @@ final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDire
   public Ensured ensureStorage(Map<String, Object> manifest, String namespace) {
     Objects.requireNonNull(manifest, "manifest");
     return new StorageReconciler(connection.rest()).ensure(manifest, namespace);
+  }
+
+  /**
+   * Creates a serving Deployment and its Service as a job's objects are created (the Service
+   * first, owned by the Deployment), and returns the endpoint's handle.
+   */
+  @Override
+  public Endpoint serve(RenderedJob endpoint, BuildContext context, SubmitOptions options,
+      String modelName, ProgressListener progress) {
+    Objects.requireNonNull(endpoint, "endpoint");
+    ProgressListener listener = progress == null ? ProgressListener.NONE
+        : GuardedListener.guard(progress);
+    new JobSubmitter(connection.rest(), timings).submit(endpoint, options, listener);
+    return new KubernetesEndpoint(connection::rest, new JobRef(ResourceRef.of("apps/v1",
+        endpoint.kind()), endpoint.namespace(), endpoint.name()), modelName, timings);
+  }
+
+  @Override
+  public boolean serves() {
+    return true;
   }
 
   /** The jobs of this cluster, for {@link dev.fairing4j.deployer.TrainingClient}; reads nothing. */

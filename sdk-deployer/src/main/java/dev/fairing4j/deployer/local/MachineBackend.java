@@ -1,12 +1,14 @@
 package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.local.internal.LocalEndpoint;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
@@ -49,6 +51,21 @@ final class MachineBackend implements ClusterBackend, JobDirectory.Provider {
     Objects.requireNonNull(context, "context");
     return submitter.submit(job, context, options == null ? SubmitOptions.DEFAULT : options,
         progress);
+  }
+
+  /**
+   * Runs a serving Deployment's replicas as a job of this machine (restarted Always, each model
+   * server on its own free port) and returns the endpoint's handle.
+   */
+  @Override
+  public Endpoint serve(RenderedJob endpoint, BuildContext context, SubmitOptions options,
+      String modelName, ProgressListener progress) {
+    return LocalEndpoint.of(submit(endpoint, context, options, progress), modelName);
+  }
+
+  @Override
+  public boolean serves() {
+    return true;
   }
 
   /**

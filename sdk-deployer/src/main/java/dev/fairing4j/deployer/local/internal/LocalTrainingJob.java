@@ -77,6 +77,16 @@ public final class LocalTrainingJob implements TrainingJob {
     return name;
   }
 
+  /** The job's state, for the endpoint that reads its ports. */
+  StateStore store() {
+    return store;
+  }
+
+  /** The job's directory in {@link #store()}. */
+  Path jobDir() {
+    return jobDir;
+  }
+
   @Override
   public String namespace() {
     return namespace;

@@ -153,6 +153,9 @@ public final class PodDiagnosis {
     if (JobKinds.isBatch(kind)) {
       return JobKinds.BATCH_REPLICA_TYPE;
     }
+    if (JobKinds.isDeployment(kind)) {
+      return JobKinds.PREDICTOR_REPLICA_TYPE;
+    }
     Map<String, Object> labels = JsonTree.map(pod, "metadata", "labels");
     if (JobKinds.isTrainJob(kind)) {
       // As the Trainer's SDK names its steps: node-<index>, dataset-initializer...

@@ -15,10 +15,14 @@ public final class JobKinds {
   public static final String BATCH_REPLICA_TYPE = "Worker";
   /** Kubeflow Trainer v2's kind. */
   public static final String TRAIN_JOB = "TrainJob";
+  /** The kind that serves a model ({@code Deployers.serving}). */
+  public static final String DEPLOYMENT = "Deployment";
+  /** The replica type fairing4j reports for a serving Deployment's pods. */
+  public static final String PREDICTOR_REPLICA_TYPE = "Predictor";
 
   private static final Map<String, String> CONTAINERS = Map.of("PyTorchJob", "pytorch",
       "TFJob", "tensorflow", "MPIJob", "mpi", "XGBoostJob", "xgboost", "JAXJob", "jax",
-      "PaddleJob", "paddle", TRAIN_JOB, "node");
+      "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, "kserve-container");
 
   // The replica that decides or coordinates the job is listed (and diagnosed) first; a
   // TrainJob's initializers run (and fail) before its nodes.
@@ -31,6 +35,11 @@ public final class JobKinds {
   /** True for the plain batch/v1 Job. */
   public static boolean isBatch(String kind) {
     return BATCH_JOB.equals(kind);
+  }
+
+  /** True for a serving Deployment. */
+  public static boolean isDeployment(String kind) {
+    return DEPLOYMENT.equals(kind);
   }
 
   /** True for Kubeflow Trainer v2's TrainJob. */

@@ -5,6 +5,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
@@ -242,12 +243,30 @@ public final class JobReader {
 
   private List<JobPod> read(Map<String, Object> object, List<Map<String, Object>> podObjects) {
     List<String> replicaTypes = replicaTypes(object);
+    if (JobKinds.isDeployment(job.kind())) {
+      return deploymentPods(podObjects);
+    }
     return podObjects.stream()
         .map(p -> new JobPod(PodDiagnosis.read(p, job.kind(), replicaTypes), p))
         .sorted(Comparator.comparingInt((JobPod p) -> JobKinds.rank(p.info().replicaType()))
             .thenComparing(p -> p.info().replicaType()).thenComparingInt(p -> p.info().index())
             .thenComparing(p -> p.info().name()))
         .toList();
+  }
+
+  // A Deployment's pods have no index of their own: they are numbered by name, so each has
+  // its own replica name (predictor-0, predictor-1) in logs and tables.
+  private List<JobPod> deploymentPods(List<Map<String, Object>> podObjects) {
+    List<Map<String, Object>> sorted = podObjects.stream().sorted(Comparator.comparing(
+        p -> JsonTree.text(p, "metadata", "name").orElse(""))).toList();
+    List<JobPod> pods = new ArrayList<>();
+    for (int i = 0; i < sorted.size(); i++) {
+      PodInfo read = PodDiagnosis.read(sorted.get(i), job.kind(), List.of());
+      pods.add(new JobPod(new PodInfo(read.name(), read.replicaType(), i, read.phase(),
+          read.node(), read.reason(), read.message(), read.restarts(), read.exitCode()),
+          sorted.get(i)));
+    }
+    return pods;
   }
 
   /**
@@ -271,7 +290,9 @@ public final class JobReader {
   }
 
   private List<Map<String, Object>> podObjects(boolean legacyToo) {
-    List<String> selectors = JobKinds.isBatch(job.kind())
+    List<String> selectors = JobKinds.isDeployment(job.kind())
+        ? List.of(Metadata.JOB_NAME + "=" + job.name())
+        : JobKinds.isBatch(job.kind())
         ? List.of("job-name=" + job.name(), "batch.kubernetes.io/job-name=" + job.name())
         : JobKinds.isTrainJob(job.kind())
             ? List.of(TrainJobs.JOBSET_NAME_LABEL + "=" + job.name())
@@ -295,10 +316,11 @@ public final class JobReader {
 
   /**
    * Whether {@code pod} is controlled by an object of {@code kind} (or by nobody): a TrainJob's
-   * pods belong to the batch Jobs of its JobSet.
+   * pods belong to the batch Jobs of its JobSet, a Deployment's to its ReplicaSets.
    */
   public static boolean controlledBy(Map<String, Object> pod, String kind) {
-    String controller = JobKinds.isTrainJob(kind) ? JobKinds.BATCH_JOB : kind;
+    String controller = JobKinds.isTrainJob(kind) ? JobKinds.BATCH_JOB
+        : JobKinds.isDeployment(kind) ? "ReplicaSet" : kind;
     for (Map<String, Object> owner : JsonTree.maps(pod, "metadata", "ownerReferences")) {
       if (Boolean.TRUE.equals(owner.get("controller"))) {
         return controller.equals(JsonTree.string(owner, "kind").orElse(""));

@@ -503,6 +503,34 @@ public final class KubeRest {
     return send("GET", path, operation, List.of(), null, JSON);
   }
 
+  /**
+   * Sends {@code json} (or nothing, for a GET) through the API server's proxy to a Service or a
+   * pod ({@code .../services/<name>:<port>/proxy/<path>}) once, whatever the answer: the answer
+   * is the proxied server's (a model server's 500 with its error), which only the caller can
+   * read, and a predict is not safe to send twice. {@code deadline} bounds the whole call.
+   *
+   * @throws KubernetesApiException when the API server cannot be reached
+   */
+  public Response proxy(String method, String path, Optional<String> json, Operation operation,
+      Duration deadline) {
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", JSON);
+    headers.put("Content-Type", JSON);
+    Object payload = json.map(text -> (Object) text.getBytes(StandardCharsets.UTF_8))
+        .orElse(null);
+    try {
+      Call call = client.buildCall(null, path, method, new ArrayList<>(), new ArrayList<>(),
+          payload, headers, new HashMap<>(), new HashMap<>(), AUTH, null);
+      call.timeout().timeout(deadline.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      try (okhttp3.Response response = call.execute()) {
+        ResponseBody body = response.body();
+        return new Response(response.code(), body == null ? "" : body.string());
+      }
+    } catch (ApiException | IOException e) {
+      throw unreachable(operation, e);
+    }
+  }
+
   /** The exception for a failed response, asking about the namespace when the body is mute. */
   public KubernetesApiException error(Operation operation, Response response) {
     return ApiErrors.translate(operation, response, this::namespaceExists, config.redactor());

@@ -54,6 +54,8 @@ final class JobRules {
       case TRAINJOB -> allSucceeded(replicas, TrainJobs.NODE);
       case BATCH -> replicas.stream().filter(r -> r.phase.equals("Succeeded")).count()
           >= plan.batch().map(JobPlan.Batch::completions).orElse(1);
+      // A Deployment serves until it is deleted: its pods restart Always and never complete.
+      case DEPLOYMENT -> false;
     };
     String done = plan.kind() == LocalKind.TRAINJOB ? "jobset completed successfully"
         : job + " is successfully completed.";

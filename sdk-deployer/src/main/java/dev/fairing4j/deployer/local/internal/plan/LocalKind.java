@@ -22,7 +22,14 @@ public enum LocalKind {
    */
   TRAINJOB("TrainJob", null, "node", null, 29500, RestartPolicy.ON_FAILURE, List.of("node")),
   /** Plain batch/v1 Job, Indexed or not. */
-  BATCH("Job", null, null, null, 0, RestartPolicy.NEVER, List.of(BatchNames.TYPE));
+  BATCH("Job", null, null, null, 0, RestartPolicy.NEVER, List.of(BatchNames.TYPE)),
+  /**
+   * An apps/v1 Deployment serving a model ({@code Deployers.serving}): {@code replicas} pods of
+   * one template that restart Always and never complete; each replica's declared port (the
+   * model server's 8080) is a free local port, which it reads from {@code PORT}.
+   */
+  DEPLOYMENT("Deployment", null, "kserve-container", null, 0, RestartPolicy.ALWAYS,
+      List.of("Predictor"));
 
   private final String kind;
   private final String replicaKey;
@@ -91,6 +98,6 @@ public enum LocalKind {
    * operator, or the Trainer for a TrainJob).
    */
   public boolean isKubeflow() {
-    return this != BATCH;
+    return this != BATCH && this != DEPLOYMENT;
   }
 }

@@ -37,11 +37,13 @@ public final class ManifestReader {
     String kindName = Maps.string(object, "kind").orElse(job.kind());
     LocalKind kind = LocalKind.of(kindName).orElseThrow(() -> InvalidInputException.of("kind",
         "the local cluster cannot run a " + kindName,
-        "run PyTorchJob, TFJob, TrainJob or batch/v1 Job locally, or use Clusters.kubernetes()"));
+        "run PyTorchJob, TFJob, TrainJob, batch/v1 Job or a serving Deployment locally, or use"
+            + " Clusters.kubernetes()"));
     Map<String, Object> spec = Maps.map(object, "spec");
     return switch (kind) {
       case BATCH -> readBatch(job, spec);
       case TRAINJOB -> TrainJobReader.read(job, spec);
+      case DEPLOYMENT -> readDeployment(job, spec);
       default -> readKubeflow(job, kind, spec);
     };
   }
@@ -115,6 +117,19 @@ public final class ManifestReader {
         Maps.number(spec, "activeDeadlineSeconds"), Optional.empty(), Map.of(), "",
         Optional.of(new JobPlan.Batch(completions, Math.max(1, Math.min(parallelism,
             completions)), indexed)), CleanPodPolicy.RUNNING, job.objects());
+  }
+
+  // A Deployment's pods restart Always, without a limit, and never complete; nothing is
+  // retried by a controller and there is no deadline.
+  private static JobPlan readDeployment(RenderedJob job, Map<String, Object> spec) {
+    int replicas = count("spec.replicas", Maps.at(spec, "replicas"), 1);
+    JobPlan.Pod pod = readPod("spec.template", Maps.map(spec, "template"),
+        LocalKind.DEPLOYMENT.containerName());
+    String type = LocalKind.DEPLOYMENT.replicaTypes().get(0);
+    return new JobPlan(LocalKind.DEPLOYMENT, job.name(), job.namespace(),
+        List.of(new JobPlan.Group(type, replicas, RestartPolicy.ALWAYS, pod)), Optional.empty(),
+        Optional.empty(), Optional.empty(), Map.of(), "", Optional.empty(),
+        CleanPodPolicy.RUNNING, job.objects());
   }
 
   /** {@code runPolicy.cleanPodPolicy}; the operator's default is None. */

@@ -33,6 +33,7 @@ public final class OperatorEnv {
       case TF -> tensorFlow(plan, replica, ports);
       case TRAINJOB -> torchPlugin(plan, replica, ports);
       case BATCH -> batch(plan, replica);
+      case DEPLOYMENT -> serving(plan, replica, ports);
     };
   }
 
@@ -156,6 +157,16 @@ public final class OperatorEnv {
     if (plan.batch().map(JobPlan.Batch::indexed).orElse(false)) {
       env.put("JOB_COMPLETION_INDEX", String.valueOf(replica.index()));
     }
+    return env;
+  }
+
+  // Every pod of a cluster listens on the declared port of its own IP; here they share one
+  // loopback, so the model server listens on the replica's free port, which it reads from PORT.
+  private static Map<String, String> serving(JobPlan plan, ReplicaId replica, JobPorts ports) {
+    Map<String, String> env = new LinkedHashMap<>();
+    plan.group(replica.type()).flatMap(group -> group.pod().container().ports().values().stream()
+        .findFirst()).flatMap(declared -> ports.local(replica.podName(), declared))
+        .ifPresent(local -> env.put("PORT", String.valueOf(local)));
     return env;
   }
 

@@ -54,6 +54,9 @@ public record PodFacts(String podName, String namespace, String node, String uid
       if (isRoleMaster(plan, replica)) {
         labels.put("training.kubeflow.org/job-role", "master");
       }
+    } else if (plan.kind() == LocalKind.DEPLOYMENT) {
+      // A ReplicaSet's pods carry the template's labels (and a hash no script reads).
+      labels.putIfAbsent("pod-template-hash", "local");
     } else {
       labels.put("job-name", plan.name());
       labels.put("batch.kubernetes.io/job-name", plan.name());

@@ -1,0 +1,231 @@
+package dev.fairing4j.deployer.kubernetes;
+
+import dev.fairing4j.core.Endpoint;
+import dev.fairing4j.core.EndpointNotReadyException;
+import dev.fairing4j.core.EndpointStatus;
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.PredictionException;
+import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
+import dev.fairing4j.deployer.kubernetes.internal.logs.KubernetesJobLogs;
+import dev.fairing4j.deployer.kubernetes.internal.serving.EndpointReader;
+import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Operation;
+import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
+import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An endpoint served by a Deployment and a Service on Kubernetes. Predict requests go through
+ * the API server's service proxy ({@code /api/v1/namespaces/<ns>/services/<name>:80/proxy/...}),
+ * so they work from wherever the kubeconfig does, with no ingress or port-forward; the RBAC they
+ * need is {@code services/proxy} (create) and, to tell why a model is not ready,
+ * {@code pods/proxy} (get). Holds no connection between calls.
+ */
+final class KubernetesEndpoint implements Endpoint {
+  private static final Logger LOG = LoggerFactory.getLogger(KubernetesEndpoint.class);
+  /** How long one predict may take, the model's work included. */
+  static final Duration PREDICT_TIMEOUT = Duration.ofSeconds(60);
+  private static final ResourceRef SERVICES = ResourceRef.of("v1", "Service");
+  private static final int SERVICE_PORT = 80;
+  private static final int SERVER_PORT = 8080;
+
+  private final Supplier<KubeRest> rest;
+  private final JobRef deployment;
+  private final String model;
+  private final Timings timings;
+
+  KubernetesEndpoint(Supplier<KubeRest> rest, JobRef deployment, String model, Timings timings) {
+    KernelBridge.install();  // an endpoint handle is displayable: the first registers the renderer
+    this.rest = Objects.requireNonNull(rest, "rest");
+    this.deployment = Objects.requireNonNull(deployment, "deployment");
+    this.model = Objects.requireNonNull(model, "model");
+    this.timings = Objects.requireNonNull(timings, "timings");
+  }
+
+  @Override
+  public String name() {
+    return deployment.name();
+  }
+
+  @Override
+  public String namespace() {
+    return deployment.namespace();
+  }
+
+  @Override
+  public String kind() {
+    return deployment.kind();
+  }
+
+  @Override
+  public String modelName() {
+    return model;
+  }
+
+  @Override
+  public String url() {
+    return "http://" + name() + "." + namespace() + ".svc.cluster.local/v1/models/" + model
+        + ":predict";
+  }
+
+  @Override
+  public EndpointStatus status() {
+    return reader().status(url());
+  }
+
+  @Override
+  public EndpointStatus waitUntilReady(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String said = "";
+    while (true) {
+      EndpointReader reader = reader();
+      EndpointStatus status = reader.status(url());
+      if (status.ready()) {
+        LOG.info("{} is ready: {}/{} replicas", this, status.readyReplicas(), status.replicas());
+        return status;
+      }
+      if (status.problem().isPresent()) {
+        throw notReady(reader, status);
+      }
+      String now = status.toString();
+      if (!now.equals(said)) {
+        LOG.info("Waiting for {}", now);
+        said = now;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw new EndpointNotReadyException(status, timeout, waitingFor(status));
+      }
+      Timings.sleep(timings.poll(), "wait for endpoint " + name());
+    }
+  }
+
+  private EndpointNotReadyException notReady(EndpointReader reader, EndpointStatus status) {
+    String problem = status.problem().orElse("");
+    StringBuilder why = new StringBuilder(problem);
+    status.pods().stream().filter(p -> problem.contains(p.name())).findFirst()
+        .ifPresent(pod -> {
+          List<String> lines = reader.lastLines(pod);
+          if (!lines.isEmpty()) {
+            why.append("\nlast lines of ").append(pod.name()).append(":\n  ")
+                .append(String.join("\n  ", lines));
+          }
+        });
+    String hint = problem.contains("failed to load")
+        ? "fix the predictor's loading (its traceback is in endpoint.logs()), then serve again"
+            + " with .replaceExisting()"
+        : problem.contains("Image") || problem.contains("image")
+            ? "check the image reference and that the cluster can pull it (pull credentials)"
+            : "read endpoint.logs() and endpoint.status(); fix, then serve again with"
+                + " .replaceExisting()";
+    return new EndpointNotReadyException(status, why.toString(), hint);
+  }
+
+  private static String waitingFor(EndpointStatus status) {
+    List<String> pods = new ArrayList<>();
+    for (PodInfo pod : status.pods()) {
+      pods.add(pod.toString());
+    }
+    return status.readyReplicas() + " of " + status.replicas() + " replicas ready"
+        + (pods.isEmpty() ? ", no pod yet" : "; pods: " + String.join(", ", pods));
+  }
+
+  @Override
+  public String predict(String requestJson) {
+    Objects.requireNonNull(requestJson, "requestJson");
+    if (JsonTree.parseObject(requestJson).isEmpty() && !requestJson.strip().equals("{}")) {
+      throw InvalidInputException.of("requestJson", "is not a JSON object",
+          "send {\"instances\": [...]}, or call predict(List) with the instances");
+    }
+    return send(requestJson);
+  }
+
+  @Override
+  public List<Object> predict(List<?> instances) {
+    Objects.requireNonNull(instances, "instances");
+    String answer = send(JsonTree.toJson(Map.of("instances", instances)));
+    Object predictions = JsonTree.parseObject(answer).get("predictions");
+    if (!(predictions instanceof List<?> list)) {
+      throw new PredictionException(subject(), "the answer has no \"predictions\" list: "
+          + abbreviate(answer), "the server at " + url() + " does not speak KServe's V1"
+          + " protocol; send the request with predict(String) and read the answer yourself",
+          null);
+    }
+    return new ArrayList<>(list);
+  }
+
+  private String send(String body) {
+    Operation operation = Operation.on("create", SERVICES, Optional.of(namespace()), name())
+        .sub("proxy");
+    String path = SERVICES.objectPath(Optional.of(namespace()), name() + ":" + SERVICE_PORT)
+        + "/proxy/v1/models/" + model + ":predict";
+    KubeRest.Response answer = rest.get().proxy("POST", path, Optional.of(body), operation,
+        PREDICT_TIMEOUT);
+    if (answer.ok()) {
+      return answer.body();
+    }
+    Map<String, Object> json = answer.json();
+    // The model server answers {"error": ...}; the API server itself a Status with a message.
+    String error = JsonTree.text(json, "error").or(() -> JsonTree.text(json, "message"))
+        .orElse(abbreviate(answer.body()));
+    String hint = answer.code() == 500 && json.containsKey("error")
+        ? "the predictor raised this; its traceback is in endpoint.logs()"
+        : answer.code() == 503 || error.contains("no endpoints available")
+            ? "no replica is ready: call endpoint.waitUntilReady(..) first, and read"
+                + " endpoint.status()"
+            : answer.code() == 403 ? "the kubeconfig's user needs RBAC 'create' on"
+                + " services/proxy in namespace " + namespace() + " (see docs/rbac.yaml)"
+            : "read endpoint.logs()";
+    throw new PredictionException(subject(), answer.code(), error, hint);
+  }
+
+  private String subject() {
+    return namespace() + "/" + name();
+  }
+
+  private static String abbreviate(String text) {
+    String flat = text.strip();
+    return flat.length() <= 300 ? flat : flat.substring(0, 300) + "...";
+  }
+
+  @Override
+  public JobLogs logs() {
+    return new KubernetesJobLogs(rest, deployment, timings);
+  }
+
+  /**
+   * Deletes the Deployment (its ReplicaSets and pods first, Foreground) and its Service, and
+   * waits until both are gone, so the name can be served again at once.
+   */
+  @Override
+  public void delete() {
+    KubeRest client = rest.get();
+    boolean deleted = Deletion.deleteAndWait(client, deployment.resource(), deployment.ns(),
+        name(), Deletion.FOREGROUND, timings);
+    Deletion.deleteAndWait(client, SERVICES, deployment.ns(), name(), Deletion.BACKGROUND,
+        timings);
+    LOG.info(deleted ? "Deleted {}" : "{} was already gone", this);
+  }
+
+  private EndpointReader reader() {
+    return new EndpointReader(rest.get(), deployment, model, SERVER_PORT);
+  }
+
+  @Override
+  public String toString() {
+    return "endpoint " + deployment + " (model " + model + ")";
+  }
+}

@@ -1,0 +1,69 @@
+package dev.fairing4j.deployer.serving;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.InvalidInputException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The model name a context's model server answers to, read from its command as the server reads
+ * it ({@code --model_name}, else the predictor file's stem), so that the readiness path and the
+ * predict URL name the same model the server loads.
+ */
+final class ModelNames {
+  /** The model server's file, as {@code Preprocessors.predictor(..)} puts it in the context. */
+  static final String SERVER = "fairing4j_model_server.py";
+
+  private ModelNames() {}
+
+  /** Whether {@code context} runs fairing4j's model server. */
+  static boolean runsModelServer(BuildContext context) {
+    return context.command().stream().anyMatch(part -> part.endsWith("/" + SERVER)
+        || part.equals(SERVER));
+  }
+
+  /** The name the context's model server answers to; empty for another server. */
+  static Optional<String> served(BuildContext context) {
+    if (!runsModelServer(context)) {
+      return Optional.empty();
+    }
+    List<String> command = context.command();
+    Optional<String> named = after(command, "--model_name");
+    if (named.isPresent()) {
+      return named;
+    }
+    return after(command, "--predictor").map(ModelNames::stem);
+  }
+
+  /**
+   * The model name the endpoint uses: the deployer's when set, else the context's.
+   *
+   * @throws InvalidInputException when neither names one, or they differ
+   */
+  static String of(BuildContext context, Optional<String> configured, String endpoint) {
+    Optional<String> served = served(context);
+    if (configured.isPresent() && served.isPresent()
+        && !configured.get().equals(served.get())
+        && after(context.command(), "--model_name").isPresent()) {
+      throw InvalidInputException.of("modelName", "'" + configured.get() + "' differs from '"
+          + served.get() + "', which the predictor serves",
+          "drop .modelName(..) from the deployer, or set the name once, on"
+              + " Preprocessors.predictor(..).modelName(..)");
+    }
+    return configured.or(() -> served).orElseThrow(() -> InvalidInputException.of("modelName",
+        "is not known for endpoint " + endpoint + ": its context does not run fairing4j's model"
+            + " server", "package the model with Preprocessors.predictor(Path.of(\"predictor.py"
+            + "\")), or name the model your own server serves with .modelName(\"mnist\")"));
+  }
+
+  private static Optional<String> after(List<String> command, String flag) {
+    int at = command.indexOf(flag);
+    return at >= 0 && at + 1 < command.size() ? Optional.of(command.get(at + 1))
+        : Optional.empty();
+  }
+
+  private static String stem(String path) {
+    String file = path.substring(path.lastIndexOf('/') + 1);
+    return file.endsWith(".py") ? file.substring(0, file.length() - 3) : file;
+  }
+}
