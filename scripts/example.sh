@@ -3,7 +3,8 @@
 #   scripts/example.sh <name> [--dry-run] [--kubeconfig FILE] [--registry REPO] [--namespace NS]
 #                      [--base IMAGE] [--epochs N] [--samples N] [--gpus N] [--git-url URL]
 #                      [--data-claim NAME] [--quiet]
-# names: traindb-mnist, arena-dist, gloo-demo, tf-multiworker, pytorch-simple, pytorch-trainjob
+# names: traindb-mnist, arena-dist, gloo-demo, tf-multiworker, pytorch-simple, pytorch-trainjob,
+# traindb-serve
 # (--help lists them).
 # Default: this machine (Clusters.local()); --dry-run prints the manifests and builds nothing;
 # --kubeconfig FILE --registry REPO builds with Jib, pushes and submits to that cluster.
@@ -27,6 +28,7 @@ examples:
   tf-multiworker   TFJob tf-multiworker-mnist, Chief 1 + Worker 2 with GPUs, Keras MultiWorkerMirroredStrategy
   pytorch-simple   PyTorchJob pytorch-simple in kubeflow, Master 1 + Worker 1, FashionMNIST DDP
   pytorch-trainjob TrainJob pytorch-simple in kubeflow on torch-distributed, 2 nodes, FashionMNIST DDP (Trainer v2)
+  traindb-serve    traindb-mnist, then mnist_cnn.pt served from traindb-models-claim by endpoint traindb-predictor and the test images classified through it
 USAGE
 }
 case "${1:-}" in

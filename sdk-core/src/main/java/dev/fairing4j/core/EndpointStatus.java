@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.TextTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +21,12 @@ import java.util.Optional;
  * @param problem why the endpoint is not ready, when something other than starting up holds it
  */
 public record EndpointStatus(String name, String namespace, String kind, String url,
-    int replicas, int readyReplicas, List<PodInfo> pods, Optional<String> problem) {
+    int replicas, int readyReplicas, List<PodInfo> pods, Optional<String> problem)
+    implements Displayable {
 
   /** Copies the pods. */
   public EndpointStatus {
+    KernelBridge.install();  // the first displayable value registers the renderer
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(kind, "kind");
@@ -47,7 +50,14 @@ public record EndpointStatus(String name, String namespace, String kind, String 
     return TextTable.text(header(), rows()) + problem.map(p -> "\n" + p).orElse("");
   }
 
+  /** The same as {@link #toTable()}. */
+  @Override
+  public String toText() {
+    return toTable();
+  }
+
   /** The same tables as HTML, for notebooks. */
+  @Override
   public String toHtml() {
     return TextTable.html(header(), rows())
         + problem.map(p -> "<p>" + TextTable.escape(p) + "</p>").orElse("");

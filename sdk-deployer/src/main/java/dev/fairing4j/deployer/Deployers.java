@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.deployer.batch.BatchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.serving.InferenceServiceDeployer;
 import dev.fairing4j.deployer.serving.ServingDeployer;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 
@@ -64,5 +65,16 @@ public final class Deployers {
    */
   public static ServingDeployer serving(String name) {
     return ServingDeployer.named(name);
+  }
+
+  /**
+   * A KServe InferenceService: the pipeline's predictor image as a custom container, or with
+   * {@code storedModel(format, storageUri)} a model KServe's runtime serves; created by
+   * {@code Pipeline.serve()} (or, for a stored model, its own {@code serve()}).
+   *
+   * @param name a DNS-1035 label; KServe's Service for it is {@code <name>-predictor}
+   */
+  public static InferenceServiceDeployer inferenceService(String name) {
+    return InferenceServiceDeployer.named(name);
   }
 }

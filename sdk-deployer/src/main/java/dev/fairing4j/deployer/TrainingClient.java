@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer;
 
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
@@ -7,6 +8,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.JobDirectory;
+import dev.fairing4j.deployer.monitor.EndpointList;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
@@ -27,6 +29,8 @@ import java.util.Objects;
  * client.list();                          // NAME STATUS TRAINER AGE NODE, namespace kubeflow
  * client.listAll();                       // NAMESPACE NAME STATUS ... of every namespace
  * TrainingJob job = client.attach("mnist"); // after a kernel restart
+ * client.endpoints();                     // NAME KIND PHASE READY URL of the served models
+ * Endpoint served = client.attachEndpoint("mnist-serve");
  * }</pre>
  */
 public final class TrainingClient {
@@ -93,6 +97,29 @@ public final class TrainingClient {
   public TrainingJob attach(String name) {
     Validators.requireText("name", name);
     return directory.attach(namespace(), name).orElseThrow(() -> notFound(name));
+  }
+
+  /**
+   * The endpoints serving models in the namespace (serving Deployments, InferenceServices), each
+   * with its status: NAME KIND PHASE READY URL.
+   */
+  public EndpointList endpoints() {
+    return new EndpointList(directory.endpoints(namespace()).stream().map(Endpoint::status)
+        .toList(), namespace());
+  }
+
+  /**
+   * A handle on an endpoint served elsewhere (another process, before a notebook kernel
+   * restart): predict, wait, read its logs, delete it.
+   *
+   * @throws FairingException when no serving Deployment or InferenceService has that name
+   */
+  public Endpoint attachEndpoint(String name) {
+    Validators.requireText("name", name);
+    return directory.endpoint(namespace(), name).orElseThrow(() -> FairingException.of(
+        "find endpoint", namespace() + "/" + name, "no serving Deployment or InferenceService"
+            + " named '" + name + "' in namespace " + namespace(), "list them with"
+            + " client.endpoints(), or pick the namespace with inNamespace(..)", null));
   }
 
   /** The job and its instances (pod, status, node). */

@@ -35,6 +35,19 @@ public final class Fixtures {
         .withCommand(List.of("python", "-u", "/app/mnist.py"));
   }
 
+  /**
+   * The context {@code Preprocessors.predictor(Path.of("mnist_predictor.py"))} makes, with
+   * {@code extra} server arguments (e.g. {@code "--model_name", "digits"}).
+   */
+  public static BuildContext predictorContext(String... extra) {
+    List<String> command = new java.util.ArrayList<>(List.of("python", "-u",
+        "/app/.fairing4j/fairing4j_model_server.py", "--predictor", "/app/mnist_predictor.py"));
+    command.addAll(List.of(extra));
+    return BuildContext.empty()
+        .withFile("/app/mnist_predictor.py", ContextFile.ofText("class M: pass\n"))
+        .withCommand(command);
+  }
+
   /** A pushed image, pinned by digest. */
   public static ImageRef image() {
     return new ImageRef("registry.example.com", "team/mnist",

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.EndpointDeployer;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.serving.ServingDeployer;
@@ -24,14 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * job settings an endpoint cannot have refused.
  */
 class ServingDeployerTest {
-  /** The context {@code Preprocessors.predictor(Path.of("mnist_predictor.py"))} makes. */
   static BuildContext predictor(String... extra) {
-    List<String> command = new java.util.ArrayList<>(List.of("python", "-u",
-        "/app/.fairing4j/fairing4j_model_server.py", "--predictor", "/app/mnist_predictor.py"));
-    command.addAll(List.of(extra));
-    return BuildContext.empty()
-        .withFile("/app/mnist_predictor.py", ContextFile.ofText("class M: pass\n"))
-        .withCommand(command);
+    return Fixtures.predictorContext(extra);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.fairing4j.examples;
 
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.Preprocessor;
@@ -7,6 +8,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.serving.ServingDeployer;
 import dev.fairing4j.deployer.storage.StorageObject;
 import java.util.List;
 import java.util.Optional;
@@ -63,6 +65,33 @@ public interface Example {
   /** What the example does once the job has ended; default nothing. */
   default void afterRun(TrainingJob job, JobStatus end, boolean succeeded, Cluster cluster,
       ExampleOutput out) {}
+
+  /**
+   * What the example serves once its job succeeded: the predictor and a serving deployer
+   * (without {@code on(..)}: {@link Examples} adds the cluster and the namespace override);
+   * empty for an example that only trains. The endpoint and then the job are deleted after
+   * {@link #afterServe}.
+   */
+  default Optional<Serving> serving(ExampleOptions options) {
+    return Optional.empty();
+  }
+
+  /**
+   * What the example does with its endpoint once every replica is ready, before the endpoint is
+   * deleted; {@code job} is the training job that made the model. Returns whether it went well.
+   */
+  default boolean afterServe(ExampleOptions options, TrainingJob job, Endpoint endpoint,
+      ExampleOutput out) {
+    return true;
+  }
+
+  /**
+   * A served model: its predictor and the deployer that serves it.
+   *
+   * @param predictor the predictor's preprocessor, e.g. {@code FashionMnist.predictor()}
+   * @param deployer the serving deployer, without a cluster
+   */
+  record Serving(Preprocessor predictor, ServingDeployer deployer) {}
 
   /**
    * The message for a failure before the job started; default the exception's own message, which

@@ -7,6 +7,7 @@ import dev.fairing4j.builder.Builders;
 import dev.fairing4j.builder.JibImageBuilder;
 import dev.fairing4j.core.ConsoleProgress;
 import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobStatus;
@@ -19,6 +20,7 @@ import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.serving.ServingDeployer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -38,7 +40,8 @@ import java.util.stream.Collectors;
 public final class Examples {
   /** Every example, in the order of the seed scenarios. */
   public static final List<Example> ALL = List.of(new TraindbMnist(), new ArenaDist(),
-      new GlooDemo(), new TfMultiworker(), new PytorchSimple(), new PytorchTrainJob());
+      new GlooDemo(), new TfMultiworker(), new PytorchSimple(), new PytorchTrainJob(),
+      new TraindbServe());
 
   /** Exit status of a run whose job (or submission) failed. */
   public static final int FAILED = 1;
@@ -47,6 +50,8 @@ public final class Examples {
 
   /** How long a run may take before the example gives up following it. */
   private static final Duration TIMEOUT = Duration.ofMinutes(60);
+  /** How long a served model may take to load. */
+  private static final Duration SERVE_TIMEOUT = Duration.ofMinutes(10);
 
   private Examples() {}
 
@@ -105,12 +110,38 @@ public final class Examples {
     return pipeline;
   }
 
+  /**
+   * The pipeline that serves what the example trained, on {@code cluster}: the predictor, the
+   * serving deployer with the namespace override, and a Jib builder when the endpoint runs an
+   * image; empty for an example that only trains.
+   */
+  public static Optional<Pipeline> servingPipeline(ExampleOptions options,
+      Optional<Cluster> cluster) {
+    Example example = find(options.name());
+    return example.serving(options).map(serving -> {
+      ServingDeployer deployer = serving.deployer();
+      if (options.namespace().isPresent()) {
+        deployer = deployer.namespace(options.namespace().get());
+      }
+      if (cluster.isPresent()) {
+        deployer = deployer.on(cluster.get());
+      }
+      Pipeline pipeline = Fairing.pipeline().preprocessor(serving.predictor())
+          .deployer(deployer);
+      return deployer.asDeployer().needsImage()
+          ? pipeline.builder(builder(options, example)) : pipeline;
+    });
+  }
+
   /** The manifests {@code options} would submit; builds, pushes and runs nothing. */
   public static String dryRun(ExampleOptions options) {
     StringBuilder yaml = new StringBuilder();
     find(options.name()).storage(options).forEach(object -> yaml.append(object.toYaml()));
-    return yaml.append(pipeline(options, options.kubeconfig()
-        .map(file -> (Cluster) Clusters.kubernetes().kubeconfig(file))).dryRun()).toString();
+    Optional<Cluster> cluster = options.kubeconfig()
+        .map(file -> (Cluster) Clusters.kubernetes().kubeconfig(file));
+    yaml.append(pipeline(options, cluster).dryRun());
+    servingPipeline(options, cluster).ifPresent(serving -> yaml.append(serving.dryRun()));
+    return yaml.toString();
   }
 
   /**
@@ -173,7 +204,34 @@ public final class Examples {
     out.println("");
     out.println(end.toTable());
     example.afterRun(job, end, succeeded, cluster, out);
-    return succeeded ? 0 : FAILED;
+    Optional<Pipeline> serving = servingPipeline(options, Optional.of(cluster));
+    if (!succeeded || serving.isEmpty()) {
+      return succeeded ? 0 : FAILED;
+    }
+    return serve(example, options, job, serving.get().progress(progress), out) ? 0 : FAILED;
+  }
+
+  // Serves the trained model and lets the example use it; then the endpoint and the job that
+  // made the model are deleted (the model stays where the job saved it).
+  private static boolean serve(Example example, ExampleOptions options, TrainingJob job,
+      Pipeline serving, ExampleOutput out) {
+    Endpoint endpoint = null;
+    try {
+      endpoint = serving.serve();
+      out.println("");
+      out.println(endpoint.waitUntilReady(SERVE_TIMEOUT).toTable());
+      return example.afterServe(options, job, endpoint, out);
+    } catch (FairingException e) {
+      out.error(e.getMessage());
+      return false;
+    } finally {
+      if (endpoint != null) {
+        endpoint.delete();
+        out.println("deleted " + endpoint.kind() + " " + endpoint.name() + " and its pods");
+      }
+      job.delete();
+      out.println("deleted " + job.kind() + " " + job.name() + " and its pods");
+    }
   }
 
   // Claims on the local cluster are directories; a real cluster needs the objects first.

@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.eclipse.jgit.api.Git;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -104,6 +106,31 @@ class ClusterSeedsIT {
     assertThat(claim.path("spec").path("volumeName").asText()).isEqualTo(TraindbMnist.VOLUME);
     assertThat(kit.names("pods", namespace, "training.kubeflow.org/job-name="
         + TraindbMnist.JOB)).isEmpty();
+  }
+
+  @Test
+  void traindbServeServesTheTrainedModelFromItsClaimThroughTheServiceProxy() {
+    // Enough samples for a model better than one class in ten, so that serving an untrained
+    // model could not pass for serving the trained one.
+    String samples = "3000";
+    var run = example("traindb-serve", "--data-claim", DATA, "--samples", samples);
+
+    assertThat(run.status()).as(run.err()).isZero();
+    assertThat(run.out()).contains("Deployment " + namespace + "/" + TraindbServe.ENDPOINT,
+        "Ready", "deleted Deployment " + TraindbServe.ENDPOINT,
+        "deleted PyTorchJob " + TraindbMnist.JOB);
+    Matcher served = Pattern.compile("served accuracy=(0\\.\\d{4}) on " + samples
+        + " test images through http://" + TraindbServe.ENDPOINT + "." + namespace
+        + ".svc.cluster.local/v1/models/mnist:predict").matcher(run.out());
+    Matcher trained = Pattern.compile("trained accuracy=(0\\.\\d{4})").matcher(run.out());
+    assertThat(served.find() && trained.find()).as(run.out()).isTrue();
+    // One image either way: the server runs batches of 500, the training batches of 100.
+    double accuracy = Double.parseDouble(trained.group(1));
+    assertThat(accuracy).as("better than guessing one class in ten").isGreaterThan(0.25);
+    assertThat(Math.abs(Double.parseDouble(served.group(1)) - accuracy))
+        .isLessThanOrEqualTo(1.0 / Integer.parseInt(samples) + 1e-9);
+    assertThat(kit.names("deployments,services,pods", namespace, "fairing4j.dev/job-name="
+        + TraindbServe.ENDPOINT)).isEmpty();
   }
 
   @Test

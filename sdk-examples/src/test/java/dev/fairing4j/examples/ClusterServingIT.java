@@ -17,6 +17,7 @@ import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.TrainingClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,7 +90,13 @@ class ClusterServingIT {
       assertThat(endpoint.toText()).contains("Deployment " + kit.namespace()
           + "/linear-serve", "Ready", "2/2");
 
-      List<Object> predictions = endpoint.predict(List.of(List.of(1, 2), List.of(3, 1)));
+      TrainingClient client = TrainingClient.connect(kit.cluster()).inNamespace(kit.namespace());
+      assertThat(client.endpoints().toString()).contains("linear-serve", "Deployment", "Ready",
+          "2/2", endpoint.url());
+      Endpoint attached = client.attachEndpoint("linear-serve");
+      assertThat(attached.modelName()).isEqualTo("linear");
+
+      List<Object> predictions = attached.predict(List.of(List.of(1, 2), List.of(3, 1)));
       assertThat(((Number) predictions.get(0)).doubleValue()).isCloseTo(0.5, within(1e-6));
       assertThat(((Number) predictions.get(1)).doubleValue()).isCloseTo(5.5, within(1e-6));
       assertThat(endpoint.predict("{\"instances\": [[0, 0]]}"))

@@ -34,7 +34,7 @@ class ExamplesDryRunTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"traindb-mnist", "arena-dist", "gloo-demo", "tf-multiworker",
-      "pytorch-simple", "pytorch-trainjob"})
+      "pytorch-simple", "pytorch-trainjob", "traindb-serve"})
   void dryRunPrintsTheGoldenManifestsValidAgainstTheCrds(String name) throws IOException {
     LocalCluster cluster = Clusters.local().stateDir(state).volumesDir(volumes);
     Captured run = run(cluster, name, "--dry-run");

@@ -80,6 +80,14 @@ class FashionMnistServeLocalIT {
           .isLessThanOrEqualTo(1.0 / TEST_IMAGES + 1e-9);
       assertThat(trained).as("better than guessing one class in ten").isGreaterThan(0.25);
 
+      // As a notebook after a kernel restart finds it: a row of its own, not a training job.
+      TrainingClient client = TrainingClient.connect(cluster);
+      assertThat(client.endpoints().toString()).contains("traindb-predictor", "Deployment",
+          "Ready", "2/2", endpoint.url());
+      assertThat(client.list().jobs()).isEmpty();
+      assertThat(client.attachEndpoint("traindb-predictor").predict(test.images().subList(0, 3)))
+          .isEqualTo(predictions.subList(0, 3));
+
       assertThatThrownBy(() -> endpoint.predict(List.of(List.of(1, 2, 3))))
           .isInstanceOfSatisfying(PredictionException.class, e -> {
             assertThat(e.httpStatus()).contains(500);

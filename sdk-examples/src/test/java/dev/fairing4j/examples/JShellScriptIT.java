@@ -48,4 +48,22 @@ class JShellScriptIT {
     assertThat(volumes.resolve("traindb-models-claim").resolve("fashion-mnist-jshell-metrics.png"))
         .isRegularFile();
   }
+
+  @Test
+  void theServeScriptServesItsPlainPythonModelAndLeavesTheEndpointToExplore() throws Exception {
+    String source = LocalClusterRedirect.apply(Files.readString(Path.of("jshell/serve.jsh")),
+        state, volumes);
+
+    try (JShellSession jshell = new JShellSession()) {
+      jshell.runScript(source);
+
+      assertThat(jshell.skipped()).isEmpty();
+      assertThat(jshell.output()).containsPattern("Deployment default/celsius\\s+Ready\\s+1/1")
+          .contains("predictions: [32.0, 212.0, -40.0]", "raw: {\"predictions\": [98.6");
+      assertThat(jshell.run("endpoint.predict(List.of(10)).get(0)")).isEqualTo("50.0");
+      jshell.run("endpoint.delete()");
+      assertThat(jshell.run("TrainingClient.connect(Clusters.local().stateDir(Path.of(\""
+          + state + "\"))).endpoints().endpoints().size()")).isEqualTo("0");
+    }
+  }
 }

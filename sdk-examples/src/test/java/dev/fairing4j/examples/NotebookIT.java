@@ -206,6 +206,22 @@ class NotebookIT {
     assertThat(png).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
     Files.write(Path.of("target", "notebook-metrics-plot.png"), png);
 
+    // Served from the claim, as accurate as trained, and listed as an endpoint.
+    assertThat(html(cell(executed, "endpoint.waitUntilReady("))).startsWith("<table>")
+        .contains("<td>Deployment default/fashion-mnist-serve</td>", "<td>Ready</td>",
+            "<td>1/1</td>");
+    double trained = Double.parseDouble(streams(run).lines()
+        .filter(l -> l.startsWith("[master-0] accuracy=")).reduce((first, last) -> last)
+        .orElseThrow().substring("[master-0] accuracy=".length()).strip());
+    Matcher served = Pattern.compile("served accuracy=(0\\.\\d{4}) on 1000 test images")
+        .matcher(streams(cell(executed, "endpoint.predict(test.images())")));
+    assertThat(served.find()).as("the served accuracy line").isTrue();
+    // One image either way: the server runs the images as one batch, the training in 100s.
+    assertThat(Math.abs(Double.parseDouble(served.group(1)) - trained))
+        .isLessThanOrEqualTo(1.0 / 1000 + 1e-9);
+    assertThat(html(cellExactly(executed, "client.endpoints()"))).startsWith("<table>")
+        .contains("<td>fashion-mnist-serve</td>", "<td>Ready</td>");
+
     // Saved next to the model.
     assertThat(streams(cell(executed, "Files.size(model)"))).contains("model saved to ");
     Path models = volumes.resolve("traindb-models-claim");

@@ -63,8 +63,13 @@ public final class CrdSchemaValidator {
   private static final String KUBEFLOW_API_VERSION = "kubeflow.org/v1";
   /** Kubeflow Trainer v2's API version. */
   public static final String TRAINER_API_VERSION = "trainer.kubeflow.org/v1alpha1";
+  /** KServe's served version. */
+  public static final String KSERVE_API_VERSION = "serving.kserve.io/v1beta1";
   /** The TrainJob CRD (v2.3.0) in the test resources. */
   public static final String TRAINJOB_CRD = "kubeflow/trainer/crds/trainer.kubeflow.org_trainjobs.yaml";
+  /** KServe v0.19.0's InferenceService CRD, as {@code ../shared/kserve/crds} has it. */
+  public static final String INFERENCE_SERVICE_CRD =
+      "kserve/crds/serving.kserve.io_inferenceservices.yaml";
   /** The TrainJob CRD of Trainer v2.0.1 in the test resources. */
   public static final String TRAINJOB_V2_0_CRD =
       "kubeflow/trainer-v2.0.1/crds/trainer.kubeflow.org_trainjobs.yaml";
@@ -122,6 +127,9 @@ public final class CrdSchemaValidator {
       "namespace", "labels", "annotations", "uid", "resourceVersion", "generation",
       "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "ownerReferences",
       "finalizers", "managedFields", "selfLink");
+  private static final Set<String> DEPLOYMENT_SPEC_FIELDS = Set.of("minReadySeconds",
+      "paused", "progressDeadlineSeconds", "replicas", "revisionHistoryLimit", "selector",
+      "strategy", "template");
   private static final Set<String> JOB_SPEC_FIELDS = Set.of("activeDeadlineSeconds",
       "backoffLimit", "backoffLimitPerIndex", "completionMode", "completions", "managedBy",
       "manualSelector", "maxFailedIndexes", "parallelism", "podFailurePolicy",
@@ -262,6 +270,7 @@ public final class CrdSchemaValidator {
   private static CrdSchemaValidator loadFromClasspath() {
     Map<String, Crd> crds = new LinkedHashMap<>();
     crds.put("TrainJob", crdFromYaml(TRAINJOB_CRD));
+    crds.put("InferenceService", crdFromYaml(INFERENCE_SERVICE_CRD));
     for (String kind : KINDS) {
       String resource = "kubeflow/schemas/" + kind + ".json";
       try (InputStream in = CrdSchemaValidator.class.getClassLoader().getResourceAsStream(resource)) {
@@ -347,7 +356,8 @@ public final class CrdSchemaValidator {
     if (!out.isEmpty()) {
       return out;
     }
-    if (apiVersion.equals(KUBEFLOW_API_VERSION) || apiVersion.equals(TRAINER_API_VERSION)) {
+    if (apiVersion.equals(KUBEFLOW_API_VERSION) || apiVersion.equals(TRAINER_API_VERSION)
+        || apiVersion.equals(KSERVE_API_VERSION)) {
       Crd crd = crds.get(kind);
       if (crd == null || !crd.apiVersion().equals(apiVersion)) {
         out.add("kind: no CRD for " + apiVersion + " kind '" + kind + "' (known: "
@@ -365,6 +375,7 @@ public final class CrdSchemaValidator {
     switch (apiVersion + " " + kind) {
       case "batch/v1 Job" -> checkJob(manifest, out);
       case "v1 Service" -> checkService(manifest, out);
+      case "apps/v1 Deployment" -> checkDeployment(manifest, out);
       case "v1 PersistentVolumeClaim" -> checkPersistentVolumeClaim(manifest, out);
       case "v1 PersistentVolume" -> checkPersistentVolume(manifest, out);
       case "v1 Secret" -> checkSecret(manifest, out);
@@ -1016,6 +1027,51 @@ public final class CrdSchemaValidator {
     JsonNode restart = template.path("spec").path("restartPolicy");
     if (!Set.of("OnFailure", "Never").contains(restart.asText(""))) {
       out.add("spec.template.spec.restartPolicy: a Job's pods need OnFailure or Never, got "
+          + describe(restart));
+    }
+  }
+
+  /**
+   * A Deployment as the API server validates one: known spec fields, a selector whose labels the
+   * pod template carries, a pod template by the pod schema, and the Always restart policy a
+   * Deployment's pods must have.
+   */
+  private void checkDeployment(JsonNode deployment, List<String> out) {
+    checkTopLevelFields(deployment, Set.of("spec", "status"), out);
+    checkObjectMeta(deployment.path("metadata"), "metadata", true, out);
+    checkName(deployment, DNS1123_SUBDOMAIN, 253, "a DNS-1123 subdomain", out);
+    JsonNode spec = deployment.path("spec");
+    if (!spec.isObject()) {
+      out.add(spec.isMissingNode() ? "spec: required field is missing"
+          : typeError("spec", "object", spec));
+      return;
+    }
+    spec.fieldNames().forEachRemaining(field -> {
+      if (!DEPLOYMENT_SPEC_FIELDS.contains(field)) {
+        out.add("spec." + field + ": unknown field \"" + field + "\"");
+      }
+    });
+    checkNonNegativeInteger(spec.path("replicas"), "spec.replicas", out);
+    JsonNode matchLabels = spec.path("selector").path("matchLabels");
+    if (!matchLabels.isObject() || matchLabels.isEmpty()) {
+      out.add("spec.selector.matchLabels: required, and must select the pods");
+    }
+    JsonNode template = spec.path("template");
+    if (template.isMissingNode()) {
+      out.add("spec.template: required field is missing");
+      return;
+    }
+    checkPodTemplate(template, "spec.template.", out);
+    JsonNode labels = template.path("metadata").path("labels");
+    matchLabels.fields().forEachRemaining(entry -> {
+      if (!entry.getValue().equals(labels.path(entry.getKey()))) {
+        out.add("spec.template.metadata.labels: `selector` does not match template `labels`"
+            + " (" + entry.getKey() + ")");
+      }
+    });
+    JsonNode restart = template.path("spec").path("restartPolicy");
+    if (!restart.isMissingNode() && !restart.asText("").equals("Always")) {
+      out.add("spec.template.spec.restartPolicy: a Deployment's pods need Always, got "
           + describe(restart));
     }
   }

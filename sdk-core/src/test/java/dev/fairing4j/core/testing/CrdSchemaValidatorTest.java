@@ -336,9 +336,9 @@ class CrdSchemaValidatorTest {
     assertThat(VALIDATOR.validate(Map.of("apiVersion", "kubeflow.org/v1", "kind", "TorchJob",
         "metadata", Map.of("name", "x")))).singleElement().asString()
         .startsWith("kind: no CRD for kubeflow.org/v1 kind 'TorchJob'");
-    assertThat(VALIDATOR.validate(Map.of("apiVersion", "apps/v1", "kind", "Deployment",
+    assertThat(VALIDATOR.validate(Map.of("apiVersion", "apps/v1", "kind", "StatefulSet",
         "metadata", Map.of("name", "x")))).singleElement().asString()
-        .startsWith("kind: CrdSchemaValidator has no checks for apps/v1 Deployment");
+        .startsWith("kind: CrdSchemaValidator has no checks for apps/v1 StatefulSet");
   }
 
   @Test
@@ -433,10 +433,12 @@ class CrdSchemaValidatorTest {
   }
 
   @Test
-  void loadsAllSixKubeflowSchemasAndTheTrainJob() {
+  void loadsAllSixKubeflowSchemasTheTrainJobAndTheInferenceService() {
     assertThat(VALIDATOR.crds()).extracting(CrdSchemaValidator.Crd::plural)
         .containsExactlyInAnyOrder("pytorchjobs", "tfjobs", "mpijobs", "xgboostjobs", "jaxjobs",
-            "paddlejobs", "trainjobs");
+            "paddlejobs", "trainjobs", "inferenceservices");
+    assertThat(VALIDATOR.crd("InferenceService").apiVersion())
+        .isEqualTo("serving.kserve.io/v1beta1");
     assertThat(VALIDATOR.crd("TrainJob").apiVersion())
         .isEqualTo("trainer.kubeflow.org/v1alpha1");
     assertThat(CrdSchemaValidator.loadTrainerV20().crd("TrainJob").openApiV3Schema()
@@ -558,5 +560,30 @@ class CrdSchemaValidatorTest {
     } else {
       ((ObjectNode) parent).set(last, node);
     }
+  }
+
+  @Test
+  void aDeploymentIsCheckedAsTheApiServerChecksOne() {
+    String good = """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: mnist-serve}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: mnist}}
+          template:
+            metadata: {labels: {app: mnist}}
+            spec:
+              restartPolicy: Always
+              containers: [{name: kserve-container, image: registry.example.com/m@sha256:%s}]
+        """.formatted("ab".repeat(32));
+    assertThat(VALIDATOR.validateAll(good)).isEmpty();
+
+    String bad = good.replace("replicas: 2", "replica: 2")
+        .replace("labels: {app: mnist}}", "labels: {app: other}}")
+        .replace("restartPolicy: Always", "restartPolicy: Never");
+    assertThat(VALIDATOR.validateAll(bad)).anyMatch(v -> v.contains("spec.replica: unknown"))
+        .anyMatch(v -> v.contains("`selector` does not match template `labels`"))
+        .anyMatch(v -> v.contains("a Deployment's pods need Always"));
   }
 }

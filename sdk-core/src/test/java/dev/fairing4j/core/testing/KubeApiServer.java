@@ -98,6 +98,10 @@ public final class KubeApiServer implements AutoCloseable {
       "kubeflow/trainer/crds/trainer.kubeflow.org_trainingruntimes.yaml",
       "kubeflow/trainer/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml");
 
+  /** KServe v0.19.0's InferenceService CRD (as {@code ../shared/kserve/crds} has it). */
+  public static final List<String> KSERVE_CRDS =
+      List.of("kserve/crds/serving.kserve.io_inferenceservices.yaml");
+
   /**
    * The TrainJob and ClusterTrainingRuntime CRDs of Trainer v2.0.1 (the version the cluster kit
    * runs: {@code podSpecOverrides}, {@code spec.labels}, int-or-string {@code numProcPerNode}).

@@ -32,6 +32,11 @@ public interface ClusterBackend {
         "serve on Clusters.local(), Clusters.podman() or Clusters.kubernetes()");
   }
 
+  /** Whether KServe InferenceServices can be created here (a Kubernetes cluster). */
+  default boolean servesInferenceServices() {
+    return false;
+  }
+
   /** Whether {@link #serve} creates endpoints here; checked before anything is built. */
   default boolean serves() {
     return false;

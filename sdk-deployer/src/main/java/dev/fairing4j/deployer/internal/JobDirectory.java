@@ -1,10 +1,12 @@
 package dev.fairing4j.deployer.internal;
 
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -33,6 +35,15 @@ public interface JobDirectory {
 
   /** GPUs total and allocated per node. */
   TopNodes topNodes();
+
+  /**
+   * The endpoints serving models in {@code namespace} (serving Deployments, InferenceServices),
+   * by name; reads no endpoint's status.
+   */
+  List<Endpoint> endpoints(String namespace);
+
+  /** A handle on the endpoint {@code name}; empty when there is none. */
+  Optional<Endpoint> endpoint(String namespace, String name);
 
   /** A cluster that has a job directory. */
   interface Provider {

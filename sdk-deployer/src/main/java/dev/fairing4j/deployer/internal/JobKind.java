@@ -73,6 +73,14 @@ public interface JobKind {
     return false;
   }
 
+  /**
+   * Annotations only the training object carries (an InferenceService's deployment mode),
+   * beside the deployer's own.
+   */
+  default Map<String, String> trainingObjectAnnotations() {
+    return Map.of();
+  }
+
   /** Labels only the training object carries (not dependencies, not pods). */
   default Map<String, String> trainingObjectLabels(JobOptions options) {
     return options.kueueQueue().map(queue -> Map.of(Metadata.KUEUE_QUEUE, queue))

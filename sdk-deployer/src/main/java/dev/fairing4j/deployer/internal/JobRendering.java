@@ -202,6 +202,9 @@ public final class JobRendering {
     Map<String, String> trainingLabels = new TreeMap<>(labels);
     trainingLabels.putAll(kind.trainingObjectLabels(options));
     trainingMetadata.put("labels", Json.copy(trainingLabels));
+    Map<String, String> trainingAnnotations = new TreeMap<>(options.annotations());
+    trainingAnnotations.putAll(kind.trainingObjectAnnotations());
+    trainingMetadata.put("annotations", Json.copy(trainingAnnotations));
 
     Map<String, Object> object = Json.map();
     object.put("apiVersion", kind.apiVersion());

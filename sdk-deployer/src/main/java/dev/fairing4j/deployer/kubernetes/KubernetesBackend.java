@@ -150,13 +150,21 @@ final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDire
     Objects.requireNonNull(endpoint, "endpoint");
     ProgressListener listener = progress == null ? ProgressListener.NONE
         : GuardedListener.guard(progress);
-    new JobSubmitter(connection.rest(), timings).submit(endpoint, options, listener);
-    return new KubernetesEndpoint(connection::rest, new JobRef(ResourceRef.of("apps/v1",
+    Map<String, Object> stored = new JobSubmitter(connection.rest(), timings).submit(endpoint,
+        options, listener);
+    String apiVersion = String.valueOf(stored.getOrDefault("apiVersion",
+        endpoint.trainingObject().get("apiVersion")));
+    return new KubernetesEndpoint(connection::rest, new JobRef(ResourceRef.of(apiVersion,
         endpoint.kind()), endpoint.namespace(), endpoint.name()), modelName, timings);
   }
 
   @Override
   public boolean serves() {
+    return true;
+  }
+
+  @Override
+  public boolean servesInferenceServices() {
     return true;
   }
 

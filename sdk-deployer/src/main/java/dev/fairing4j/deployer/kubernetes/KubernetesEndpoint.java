@@ -10,6 +10,7 @@ import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
 import dev.fairing4j.deployer.kubernetes.internal.logs.KubernetesJobLogs;
 import dev.fairing4j.deployer.kubernetes.internal.serving.EndpointReader;
@@ -28,7 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An endpoint served by a Deployment and a Service on Kubernetes. Predict requests go through
+ * An endpoint served by a Deployment and a Service, or by a KServe InferenceService (whose
+ * predictor Service is {@code <name>-predictor}), on Kubernetes. Predict requests go through
  * the API server's service proxy ({@code /api/v1/namespaces/<ns>/services/<name>:80/proxy/...}),
  * so they work from wherever the kubeconfig does, with no ingress or port-forward; the RBAC they
  * need is {@code services/proxy} (create) and, to tell why a model is not ready,
@@ -75,10 +77,20 @@ final class KubernetesEndpoint implements Endpoint {
     return model;
   }
 
+  /**
+   * The Service's cluster-internal predict URL: {@code <name>}'s for a Deployment, KServe's
+   * {@code <name>-predictor} for an InferenceService (whose status may name another, e.g. an
+   * ingress host: see {@code status().url()}).
+   */
   @Override
   public String url() {
-    return "http://" + name() + "." + namespace() + ".svc.cluster.local/v1/models/" + model
+    return "http://" + service() + "." + namespace() + ".svc.cluster.local/v1/models/" + model
         + ":predict";
+  }
+
+  // KServe names an InferenceService's predictor Service <name>-predictor.
+  private String service() {
+    return JobKinds.isDeployment(kind()) ? name() : name() + "-predictor";
   }
 
   @Override
@@ -168,9 +180,9 @@ final class KubernetesEndpoint implements Endpoint {
   }
 
   private String send(String body) {
-    Operation operation = Operation.on("create", SERVICES, Optional.of(namespace()), name())
+    Operation operation = Operation.on("create", SERVICES, Optional.of(namespace()), service())
         .sub("proxy");
-    String path = SERVICES.objectPath(Optional.of(namespace()), name() + ":" + SERVICE_PORT)
+    String path = SERVICES.objectPath(Optional.of(namespace()), service() + ":" + SERVICE_PORT)
         + "/proxy/v1/models/" + model + ":predict";
     KubeRest.Response answer = rest.get().proxy("POST", path, Optional.of(body), operation,
         PREDICT_TIMEOUT);
@@ -207,16 +219,19 @@ final class KubernetesEndpoint implements Endpoint {
   }
 
   /**
-   * Deletes the Deployment (its ReplicaSets and pods first, Foreground) and its Service, and
-   * waits until both are gone, so the name can be served again at once.
+   * Deletes the Deployment (its ReplicaSets and pods first, Foreground) and its Service, or the
+   * InferenceService (KServe's objects go with it), and waits until they are gone, so the name
+   * can be served again at once.
    */
   @Override
   public void delete() {
     KubeRest client = rest.get();
     boolean deleted = Deletion.deleteAndWait(client, deployment.resource(), deployment.ns(),
         name(), Deletion.FOREGROUND, timings);
-    Deletion.deleteAndWait(client, SERVICES, deployment.ns(), name(), Deletion.BACKGROUND,
-        timings);
+    if (JobKinds.isDeployment(kind())) {
+      Deletion.deleteAndWait(client, SERVICES, deployment.ns(), name(), Deletion.BACKGROUND,
+          timings);
+    }
     LOG.info(deleted ? "Deleted {}" : "{} was already gone", this);
   }
 

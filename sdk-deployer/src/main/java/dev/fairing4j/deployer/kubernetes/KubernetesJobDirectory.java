@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes;
 
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
@@ -7,6 +8,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.ServedModel;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
@@ -45,6 +47,11 @@ final class KubernetesJobDirectory implements JobDirectory {
       ResourceRef.of(TrainJobs.API_VERSION, TrainJobs.KIND));
   private static final ResourceRef BATCH = ResourceRef.of("batch/v1", JobKinds.BATCH_JOB);
   private static final ResourceRef NODES = ResourceRef.of("v1", "Node");
+  private static final ResourceRef DEPLOYMENTS = ResourceRef.of("apps/v1", JobKinds.DEPLOYMENT);
+  private static final ResourceRef INFERENCE_SERVICES = ResourceRef.of(
+      "serving.kserve.io/v1beta1", JobKinds.INFERENCE_SERVICE);
+  private static final String SERVING_SELECTOR = ServedModel.ROLE_LABEL + "="
+      + ServedModel.ROLE;
   private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
   private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
 
@@ -194,6 +201,36 @@ final class KubernetesJobDirectory implements JobDirectory {
    */
   private static boolean ownJob(Map<String, Object> job) {
     return JsonTree.text(job, "metadata", "labels", TrainJobs.JOBSET_NAME_LABEL).isEmpty();
+  }
+
+  /** The serving Deployments fairing4j made and the InferenceServices, by name. */
+  @Override
+  public List<Endpoint> endpoints(String namespace) {
+    KubeRest client = rest.get();
+    List<Map<String, Object>> objects = new ArrayList<>(listQuietly(client, DEPLOYMENTS,
+        namespace, Optional.of(SERVING_SELECTOR)));
+    objects.addAll(listQuietly(client, INFERENCE_SERVICES, namespace, Optional.empty()));
+    return objects.stream().map(o -> endpoint(namespace, o))
+        .sorted(Comparator.comparing(Endpoint::name).thenComparing(Endpoint::kind)).toList();
+  }
+
+  /** A serving Deployment of fairing4j's called {@code name}, else an InferenceService. */
+  @Override
+  public Optional<Endpoint> endpoint(String namespace, String name) {
+    KubeRest client = rest.get();
+    return findQuietly(client, DEPLOYMENTS, namespace, name)
+        .filter(d -> JsonTree.text(d, "metadata", "labels", ServedModel.ROLE_LABEL).isPresent())
+        .or(() -> findQuietly(client, INFERENCE_SERVICES, namespace, name))
+        .map(object -> endpoint(namespace, object));
+  }
+
+  private Endpoint endpoint(String namespace, Map<String, Object> object) {
+    String kind = JsonTree.text(object, "kind").orElse(
+        JsonTree.text(object, "spec", "predictor").isPresent() ? JobKinds.INFERENCE_SERVICE
+            : JobKinds.DEPLOYMENT);
+    ResourceRef resource = JobKinds.isDeployment(kind) ? DEPLOYMENTS : INFERENCE_SERVICES;
+    return new KubernetesEndpoint(rest, new JobRef(resource, namespace,
+        JsonTree.text(object, "metadata", "name").orElse("")), ServedModel.of(object), timings);
   }
 
   /** Reads one object; empty also when the kind's CRD is not installed (404 on the kind). */

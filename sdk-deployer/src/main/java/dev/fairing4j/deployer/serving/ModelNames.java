@@ -14,7 +14,25 @@ final class ModelNames {
   /** The model server's file, as {@code Preprocessors.predictor(..)} puts it in the context. */
   static final String SERVER = "fairing4j_model_server.py";
 
+  private static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9._-]*[a-z0-9])?");
+
   private ModelNames() {}
+
+  /**
+   * Checks a model name given to a deployer: a path segment of {@code /v1/models/<name>}.
+   *
+   * @throws InvalidInputException naming {@code modelName}
+   */
+  static String check(String name) {
+    dev.fairing4j.core.internal.Validators.requireText("modelName", name);
+    if (!NAME.matcher(name).matches()) {
+      throw InvalidInputException.of("modelName", "'" + name + "' cannot be a path segment of"
+          + " /v1/models/<name>", "use lower-case letters, digits, '.', '_' and '-', e.g."
+          + " mnist");
+    }
+    return name;
+  }
 
   /** Whether {@code context} runs fairing4j's model server. */
   static boolean runsModelServer(BuildContext context) {

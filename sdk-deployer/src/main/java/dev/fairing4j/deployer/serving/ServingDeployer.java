@@ -2,11 +2,7 @@ package dev.fairing4j.deployer.serving;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
-import dev.fairing4j.core.Endpoint;
-import dev.fairing4j.core.EndpointDeployer;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.JobDeployer;
@@ -17,18 +13,17 @@ import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.JobRendering;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * Serves a model behind an endpoint, as Kubeflow Fairing's {@code serving} deployer did: an
@@ -48,7 +43,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   }
 
   /** The model server's container name, as KServe names a custom predictor's. */
-  public static final String CONTAINER = "kserve-container";
+  public static final String CONTAINER = ServedModel.CONTAINER;
   /** The port the model server listens on in the pod. */
   public static final int PORT = 8080;
   /** The port's name, which the Service and the readiness probe refer to. */
@@ -56,11 +51,9 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   /** The Service's port. */
   public static final int SERVICE_PORT = 80;
   /** The label that marks a serving pod, beside the endpoint name, for the Service's selector. */
-  public static final String ROLE_LABEL = "fairing4j.dev/role";
+  public static final String ROLE_LABEL = ServedModel.ROLE_LABEL;
   /** The value of {@link #ROLE_LABEL}. */
-  public static final String ROLE = "predictor";
-
-  private static final Pattern MODEL_NAME = Pattern.compile("[a-z0-9]([a-z0-9._-]*[a-z0-9])?");
+  public static final String ROLE = ServedModel.ROLE;
 
   private final int replicas;
   private final Optional<String> modelName;
@@ -93,13 +86,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
    * of its own, the name that server answers to.
    */
   public ServingDeployer modelName(String name) {
-    Validators.requireText("modelName", name);
-    if (!MODEL_NAME.matcher(name).matches()) {
-      throw InvalidInputException.of("modelName", "'" + name + "' cannot be a path segment of"
-          + " /v1/models/<name>", "use lower-case letters, digits, '.', '_' and '-', e.g."
-          + " mnist");
-    }
-    return new ServingDeployer(options(), replicas, Optional.of(name));
+    return new ServingDeployer(options(), replicas, Optional.of(ModelNames.check(name)));
   }
 
   /** The number of serving pods. */
@@ -130,7 +117,37 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   /** The steps {@code Pipeline.serve()} calls: validate, render, create the endpoint. */
   @Override
   public Deployer asDeployer() {
-    return new Steps(this);
+    return new EndpointSteps(this, kindName(), shape(this));
+  }
+
+  private static EndpointSteps.Shape shape(ServingDeployer deployer) {
+    return new EndpointSteps.Shape() {
+      @Override
+      public JobDeployer<?> withPullCredentials(RegistryCredentials credentials) {
+        return deployer.pullCredentials(credentials);
+      }
+
+      @Override
+      public JobKind kind(BuildContext context) {
+        return deployer.kind(context);
+      }
+
+      @Override
+      public String model(BuildContext context) {
+        return ModelNames.of(context, deployer.modelName, deployer.jobName());
+      }
+
+      @Override
+      public boolean needsImage() {
+        return !deployer.options().cluster().flatMap(ClusterBackends::of)
+            .map(ClusterBackend::runsContextDirectly).orElse(false);
+      }
+
+      @Override
+      public EndpointSteps.Shape with(JobDeployer<?> changed) {
+        return shape((ServingDeployer) changed);
+      }
+    };
   }
 
   private JobKind kind(BuildContext context) {
@@ -271,74 +288,6 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
       entry.put("name", name);
       entry.put("value", value);
       return entry;
-    }
-  }
-
-  /** The pipeline's steps: a {@link dev.fairing4j.core.Deployer}'s, plus serving. */
-  private static final class Steps implements EndpointDeployer {
-    private final ServingDeployer deployer;
-
-    Steps(ServingDeployer deployer) {
-      this.deployer = Objects.requireNonNull(deployer, "deployer");
-    }
-
-    @Override
-    public String jobName() {
-      return deployer.jobName();
-    }
-
-    @Override
-    public void validate(BuildContext context) {
-      JobRendering.validate(deployer.options(), deployer.kind(context), context);
-    }
-
-    @Override
-    public void validateTarget() {
-      JobRendering.checkTarget(deployer.options(), deployer.kindName());
-      deployer.options().cluster().filter(c -> ClusterBackends.of(c)
-          .filter(ClusterBackend::serves).isEmpty()).ifPresent(cluster -> {
-            throw InvalidInputException.of("cluster", cluster.describe() + " cannot serve a"
-                + " model yet", "serve on Clusters.local(), Clusters.podman() or Clusters.kubernetes()");
-          });
-    }
-
-    @Override
-    public boolean needsImage() {
-      return !deployer.options().cluster().flatMap(ClusterBackends::of)
-          .map(ClusterBackend::runsContextDirectly).orElse(false);
-    }
-
-    @Override
-    public String render(BuildContext context, Optional<ImageRef> image) {
-      return JobRendering.yaml(deployer.options(), deployer.kind(context), context, image);
-    }
-
-    @Override
-    public EndpointDeployer withPullCredentials(RegistryCredentials credentials) {
-      return new Steps(deployer.pullCredentials(credentials));
-    }
-
-    @Override
-    public Endpoint serve(BuildContext context, Optional<ImageRef> image,
-        ProgressListener progress) {
-      String model = ModelNames.of(context, deployer.modelName, deployer.jobName());
-      return JobRendering.serve(deployer.options(), deployer.kind(context), context, image,
-          model, progress);
-    }
-
-    @Override
-    public boolean equals(Object other) {
-      return other instanceof Steps that && deployer.equals(that.deployer);
-    }
-
-    @Override
-    public int hashCode() {
-      return deployer.hashCode();
-    }
-
-    @Override
-    public String toString() {
-      return deployer.toString();
     }
   }
 

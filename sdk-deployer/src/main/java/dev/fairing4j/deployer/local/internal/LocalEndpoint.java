@@ -5,7 +5,6 @@ import dev.fairing4j.core.EndpointNotReadyException;
 import dev.fairing4j.core.EndpointStatus;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
-import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.PodInfo;

@@ -1,15 +1,19 @@
 package dev.fairing4j.deployer.local.internal;
 
+import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.internal.ServedModel;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.LocalKind;
 import dev.fairing4j.deployer.local.internal.plan.ManifestReader;
 import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;
 import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
+import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobGpus;
@@ -22,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -49,7 +54,9 @@ public final class LocalJobDirectory implements JobDirectory {
   public JobList list(String namespace) {
     List<JobSummary> jobs = new ArrayList<>();
     for (TrainingJob job : cluster.list(namespace)) {
-      jobs.add(summary(job.status(), namespace));
+      if (!serves(job)) {
+        jobs.add(summary(job.status(), namespace));
+      }
     }
     return new JobList(jobs, Optional.of(namespace), Instant.now());
   }
@@ -58,7 +65,9 @@ public final class LocalJobDirectory implements JobDirectory {
   public JobList listAll() {
     List<JobSummary> jobs = new ArrayList<>();
     for (TrainingJob job : cluster.listAll()) {
-      jobs.add(summary(job.status(), job.namespace()));
+      if (!serves(job)) {
+        jobs.add(summary(job.status(), job.namespace()));
+      }
     }
     jobs.sort(java.util.Comparator.comparing(JobSummary::namespace)
         .thenComparing(JobSummary::name));
@@ -68,6 +77,37 @@ public final class LocalJobDirectory implements JobDirectory {
   @Override
   public Optional<TrainingJob> attach(String namespace, String name) {
     return cluster.attach(namespace, name);
+  }
+
+  /** The serving Deployments run here, by name: they are endpoints, not training jobs. */
+  @Override
+  public List<Endpoint> endpoints(String namespace) {
+    return cluster.list(namespace).stream().filter(LocalJobDirectory::serves)
+        .map(LocalJobDirectory::endpoint).sorted(java.util.Comparator.comparing(Endpoint::name))
+        .toList();
+  }
+
+  @Override
+  public Optional<Endpoint> endpoint(String namespace, String name) {
+    return cluster.attach(namespace, name).filter(LocalJobDirectory::serves)
+        .map(LocalJobDirectory::endpoint);
+  }
+
+  private static boolean serves(TrainingJob job) {
+    return job.kind().equals(LocalKind.DEPLOYMENT.kind());
+  }
+
+  // The model the Deployment's server answers to, from the manifest the job was started with.
+  private static Endpoint endpoint(TrainingJob job) {
+    LocalTrainingJob local = (LocalTrainingJob) job;
+    String model = local.store().read(local.jobDir()).map(JobRecord::manifest)
+        .flatMap(objects -> objects.stream().filter(o -> serves(o)).findFirst())
+        .map(ServedModel::of).orElse(job.name());
+    return LocalEndpoint.of(job, model);
+  }
+
+  private static boolean serves(Map<String, Object> object) {
+    return LocalKind.DEPLOYMENT.kind().equals(object.get("kind"));
   }
 
   @Override

@@ -153,7 +153,7 @@ public final class PodDiagnosis {
     if (JobKinds.isBatch(kind)) {
       return JobKinds.BATCH_REPLICA_TYPE;
     }
-    if (JobKinds.isDeployment(kind)) {
+    if (JobKinds.servesModel(kind)) {
       return JobKinds.PREDICTOR_REPLICA_TYPE;
     }
     Map<String, Object> labels = JsonTree.map(pod, "metadata", "labels");

@@ -17,12 +17,17 @@ public final class JobKinds {
   public static final String TRAIN_JOB = "TrainJob";
   /** The kind that serves a model ({@code Deployers.serving}). */
   public static final String DEPLOYMENT = "Deployment";
+  /** KServe's kind. */
+  public static final String INFERENCE_SERVICE = "InferenceService";
+  /** The label KServe puts on an InferenceService's pods. */
+  public static final String INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice";
   /** The replica type fairing4j reports for a serving Deployment's pods. */
   public static final String PREDICTOR_REPLICA_TYPE = "Predictor";
 
   private static final Map<String, String> CONTAINERS = Map.of("PyTorchJob", "pytorch",
       "TFJob", "tensorflow", "MPIJob", "mpi", "XGBoostJob", "xgboost", "JAXJob", "jax",
-      "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, "kserve-container");
+      "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, "kserve-container",
+      INFERENCE_SERVICE, "kserve-container");
 
   // The replica that decides or coordinates the job is listed (and diagnosed) first; a
   // TrainJob's initializers run (and fail) before its nodes.
@@ -40,6 +45,11 @@ public final class JobKinds {
   /** True for a serving Deployment. */
   public static boolean isDeployment(String kind) {
     return DEPLOYMENT.equals(kind);
+  }
+
+  /** True for a kind that serves a model: a serving Deployment or an InferenceService. */
+  public static boolean servesModel(String kind) {
+    return DEPLOYMENT.equals(kind) || INFERENCE_SERVICE.equals(kind);
   }
 
   /** True for Kubeflow Trainer v2's TrainJob. */

@@ -243,7 +243,7 @@ public final class JobReader {
 
   private List<JobPod> read(Map<String, Object> object, List<Map<String, Object>> podObjects) {
     List<String> replicaTypes = replicaTypes(object);
-    if (JobKinds.isDeployment(job.kind())) {
+    if (JobKinds.servesModel(job.kind())) {
       return deploymentPods(podObjects);
     }
     return podObjects.stream()
@@ -254,8 +254,8 @@ public final class JobReader {
         .toList();
   }
 
-  // A Deployment's pods have no index of their own: they are numbered by name, so each has
-  // its own replica name (predictor-0, predictor-1) in logs and tables.
+  // A Deployment's (an InferenceService's) pods have no index of their own: they are numbered
+  // by name, so each has its own replica name (predictor-0, predictor-1) in logs and tables.
   private List<JobPod> deploymentPods(List<Map<String, Object>> podObjects) {
     List<Map<String, Object>> sorted = podObjects.stream().sorted(Comparator.comparing(
         p -> JsonTree.text(p, "metadata", "name").orElse(""))).toList();
@@ -292,6 +292,8 @@ public final class JobReader {
   private List<Map<String, Object>> podObjects(boolean legacyToo) {
     List<String> selectors = JobKinds.isDeployment(job.kind())
         ? List.of(Metadata.JOB_NAME + "=" + job.name())
+        : JobKinds.INFERENCE_SERVICE.equals(job.kind())
+            ? List.of(JobKinds.INFERENCE_SERVICE_LABEL + "=" + job.name())
         : JobKinds.isBatch(job.kind())
         ? List.of("job-name=" + job.name(), "batch.kubernetes.io/job-name=" + job.name())
         : JobKinds.isTrainJob(job.kind())
@@ -316,11 +318,12 @@ public final class JobReader {
 
   /**
    * Whether {@code pod} is controlled by an object of {@code kind} (or by nobody): a TrainJob's
-   * pods belong to the batch Jobs of its JobSet, a Deployment's to its ReplicaSets.
+   * pods belong to the batch Jobs of its JobSet, a Deployment's (and an InferenceService's) to
+   * ReplicaSets.
    */
   public static boolean controlledBy(Map<String, Object> pod, String kind) {
     String controller = JobKinds.isTrainJob(kind) ? JobKinds.BATCH_JOB
-        : JobKinds.isDeployment(kind) ? "ReplicaSet" : kind;
+        : JobKinds.servesModel(kind) ? "ReplicaSet" : kind;
     for (Map<String, Object> owner : JsonTree.maps(pod, "metadata", "ownerReferences")) {
       if (Boolean.TRUE.equals(owner.get("controller"))) {
         return controller.equals(JsonTree.string(owner, "kind").orElse(""));

@@ -124,9 +124,11 @@ public final class JobSubmitter {
   /** Creates the training object; empty when its name is taken (409). */
   private Optional<Map<String, Object>> createTraining(Planned training) {
     try {
-      // A TrainJob's fields differ between Trainer versions: an unknown one must fail, not vanish.
+      // A TrainJob's fields differ between Trainer versions, an InferenceService's between
+      // KServe versions: an unknown one must fail, not vanish.
+      String kind = training.resource().kind();
       return Optional.of(rest.create(training.resource(), training.namespace(), training.body(),
-          JobKinds.isTrainJob(training.resource().kind())));
+          JobKinds.isTrainJob(kind) || JobKinds.INFERENCE_SERVICE.equals(kind)));
     } catch (KubernetesApiException e) {
       if (e.problem() == Problem.ALREADY_EXISTS) {
         return Optional.empty();

@@ -6,6 +6,7 @@ import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.LastLines;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
@@ -53,14 +54,36 @@ public final class EndpointReader {
    */
   public EndpointStatus status(String url) {
     JobReader reader = new JobReader(rest, endpoint);
-    Map<String, Object> deployment = reader.requireObject();
-    int replicas = JsonTree.integer(deployment, "spec", "replicas").orElse(1);
-    int ready = JsonTree.integer(deployment, "status", "readyReplicas").orElse(0);
-    List<JobReader.JobPod> pods = reader.jobPods(deployment);
+    Map<String, Object> object = reader.requireObject();
+    List<JobReader.JobPod> pods = reader.jobPods(object);
+    int replicas;
+    int ready;
+    if (JobKinds.isDeployment(endpoint.kind())) {
+      replicas = JsonTree.integer(object, "spec", "replicas").orElse(1);
+      ready = JsonTree.integer(object, "status", "readyReplicas").orElse(0);
+    } else {
+      // KServe says when the whole service is Ready; its pods (and their count, which the
+      // autoscaler sets) are what a reader sees behind it.
+      replicas = Math.max(Math.max(1, pods.size()), JsonTree.integer(object, "spec",
+          "predictor", "minReplicas").orElse(1));
+      boolean serviceReady = condition(object, "Ready").filter("True"::equals).isPresent();
+      long podsReady = pods.stream().filter(p -> podReady(p.object())).count();
+      ready = serviceReady ? replicas : (int) Math.min(podsReady, replicas - 1);
+      url = JsonTree.text(object, "status", "address", "url")
+          .or(() -> JsonTree.text(object, "status", "url"))
+          .map(base -> base.replaceAll("/+$", "") + "/v1/models/" + model + ":predict")
+          .orElse(url);
+    }
     Optional<String> problem = ready >= replicas && replicas > 0 ? Optional.empty()
-        : problem(deployment, pods);
+        : problem(object, pods);
     return new EndpointStatus(endpoint.name(), endpoint.namespace(), endpoint.kind(), url,
         replicas, ready, pods.stream().map(JobReader.JobPod::info).toList(), problem);
+  }
+
+  private static Optional<String> condition(Map<String, Object> object, String type) {
+    return JsonTree.maps(object, "status", "conditions").stream()
+        .filter(c -> type.equals(JsonTree.text(c, "type").orElse("")))
+        .findFirst().flatMap(c -> JsonTree.text(c, "status"));
   }
 
   /** The last lines the model server of {@code pod} wrote (its previous run's after a crash). */
@@ -82,6 +105,17 @@ public final class EndpointReader {
 
   private Optional<String> problem(Map<String, Object> deployment,
       List<JobReader.JobPod> pods) {
+    // KServe's own verdict on an InferenceService's model: a spec no runtime serves, a model
+    // that failed to load (status.modelStatus, with the reason from its fixed list).
+    String transition = JsonTree.text(deployment, "status", "modelStatus", "transitionStatus")
+        .orElse("");
+    if (transition.equals("InvalidSpec") || transition.equals("BlockedByFailedLoad")) {
+      Map<String, Object> failure = JsonTree.map(deployment, "status", "modelStatus",
+          "lastFailureInfo");
+      return Optional.of("KServe reports " + transition + JsonTree.text(failure, "reason")
+          .map(r -> " (" + r + ")").orElse("") + JsonTree.text(failure, "message")
+          .map(m -> ": " + m).orElse(""));
+    }
     for (Map<String, Object> condition : JsonTree.maps(deployment, "status", "conditions")) {
       String type = JsonTree.text(condition, "type").orElse("");
       String reason = JsonTree.text(condition, "reason").orElse("");

@@ -21,6 +21,11 @@ public final class ApiErrors {
   public static final String INSTALL_OPERATOR = "kubectl apply --server-side -k"
       + " \"github.com/kubeflow/trainer.git/manifests/overlays/standalone?ref=v1.9.4\"";
 
+  /** How to install KServe (its CRDs, then the controller), the release fairing4j targets. */
+  public static final String INSTALL_KSERVE = "helm install kserve-crd"
+      + " oci://ghcr.io/kserve/charts/kserve-crd --version v0.19.0 && helm install kserve"
+      + " oci://ghcr.io/kserve/charts/kserve --version v0.19.0";
+
   /**
    * How to install Kubeflow Trainer v2 (its CRDs, controller, webhook and JobSet) and its
    * runtimes, the release fairing4j targets.
@@ -144,15 +149,19 @@ public final class ApiErrors {
     }
     boolean kubeflow = ResourceRef.KUBEFLOW_GROUP.equals(resource.group());
     boolean trainer = ResourceRef.TRAINER_GROUP.equals(resource.group());
+    boolean kserve = ResourceRef.KSERVE_GROUP.equals(resource.group());
     String message = "the API server does not serve " + resource.qualifiedName() + " (version "
         + resource.version() + "): the " + resource.kind() + " CRD is not installed"
         + (kubeflow ? " (the Kubeflow training operator is missing)"
-            : trainer ? " (Kubeflow Trainer v2 is missing)" : "");
+            : trainer ? " (Kubeflow Trainer v2 is missing)"
+            : kserve ? " (KServe is missing)" : "");
     String check = "check with 'kubectl get crd " + resource.qualifiedName() + "'";
     String hint = kubeflow
         ? "install the Kubeflow training operator: " + INSTALL_OPERATOR + "; " + check
         : trainer ? "install Kubeflow Trainer v2 and its runtimes: " + INSTALL_TRAINER + "; "
             + check
+        : kserve ? "install KServe: " + INSTALL_KSERVE + "; " + check
+            + ", or serve without KServe with Deployers.serving(..)"
         : "install the CRD that defines " + resource.qualifiedName() + "; " + check;
     return new KubernetesApiException(Problem.CRD_NOT_INSTALLED, operation.what(),
         operation.subject(), message, hint, 404, null);

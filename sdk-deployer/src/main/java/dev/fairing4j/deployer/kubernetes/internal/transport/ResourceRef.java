@@ -24,6 +24,8 @@ public record ResourceRef(String group, String version, String kind, String plur
   public static final String KUBEFLOW_GROUP = "kubeflow.org";
   /** Kubeflow Trainer v2's API group. */
   public static final String TRAINER_GROUP = "trainer.kubeflow.org";
+  /** KServe's API group. */
+  public static final String KSERVE_GROUP = "serving.kserve.io";
 
   private static final Map<String, String> PLURALS = Map.ofEntries(
       Map.entry("PyTorchJob", "pytorchjobs"), Map.entry("TFJob", "tfjobs"),
@@ -35,6 +37,7 @@ public record ResourceRef(String group, String version, String kind, String plur
       Map.entry("PersistentVolume", "persistentvolumes"), Map.entry("Namespace", "namespaces"),
       Map.entry("ServiceAccount", "serviceaccounts"), Map.entry("Event", "events"),
       Map.entry("Deployment", "deployments"), Map.entry("Node", "nodes"),
+      Map.entry("InferenceService", "inferenceservices"),
       Map.entry("Role", "roles"), Map.entry("RoleBinding", "rolebindings"),
       Map.entry("ClusterRole", "clusterroles"),
       Map.entry("ClusterRoleBinding", "clusterrolebindings"),

@@ -1,0 +1,49 @@
+package dev.fairing4j.deployer.internal;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The model an endpoint's object serves, read back from the object itself, so that a handle
+ * attached later (another process, a restarted kernel) predicts on the same path the deployer
+ * rendered: the serving container's readiness path {@code /v1/models/<model>}, else its
+ * {@code MODEL_NAME}, else (a stored model of KServe's) the object's name.
+ */
+public final class ServedModel {
+  /** The serving container's name, as both serving deployers render it. */
+  public static final String CONTAINER = "kserve-container";
+  /** The label that marks a serving Deployment's objects and pods. */
+  public static final String ROLE_LABEL = "fairing4j.dev/role";
+  /** The value of {@link #ROLE_LABEL}. */
+  public static final String ROLE = "predictor";
+  private static final String PREFIX = "/v1/models/";
+
+  private ServedModel() {}
+
+  /** The model {@code object} (a Deployment or an InferenceService) serves. */
+  public static String of(Map<String, Object> object) {
+    String name = JsonTree.text(object, "metadata", "name").orElse("");
+    List<Map<String, Object>> containers = JsonTree.maps(object, "spec", "template", "spec",
+        "containers");
+    if (containers.isEmpty()) {
+      containers = JsonTree.maps(object, "spec", "predictor", "containers");
+    }
+    for (Map<String, Object> container : containers) {
+      if (!CONTAINER.equals(JsonTree.text(container, "name").orElse(""))) {
+        continue;
+      }
+      Optional<String> probed = JsonTree.text(container, "readinessProbe", "httpGet", "path")
+          .filter(path -> path.startsWith(PREFIX)).map(path -> path.substring(PREFIX.length()));
+      if (probed.isPresent()) {
+        return probed.get();
+      }
+      for (Map<String, Object> env : JsonTree.maps(container, "env")) {
+        if ("MODEL_NAME".equals(JsonTree.text(env, "name").orElse(""))) {
+          return JsonTree.text(env, "value").orElse(name);
+        }
+      }
+    }
+    return name;
+  }
+}
