@@ -82,6 +82,13 @@ class ServingDeployerTest {
         .validate(predictor("--model_name", "digits")))
         .isInstanceOf(InvalidInputException.class)
         .hasMessageContaining("'other' differs from 'digits'");
+    assertThatThrownBy(() -> Deployers.serving("m").args("--epochs=1").asDeployer()
+        .validate(predictor())).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("validate args failed: [--epochs=1] would go to fairing4j's"
+            + " model server");
+    assertThat(Deployers.serving("m").modelName("own").args("--workers=2").asDeployer()
+        .render(Fixtures.context(), Optional.of(Fixtures.image())))
+        .as("an image's own server takes its own arguments").contains("--workers=2");
     assertThatThrownBy(() -> Deployers.serving("m").modelName("Not A Path"))
         .isInstanceOf(InvalidInputException.class).hasMessageContaining("modelName");
   }

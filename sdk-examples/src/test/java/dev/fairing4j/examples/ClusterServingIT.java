@@ -17,6 +17,7 @@ import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.Tags;
 import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.TrainingClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -162,6 +163,43 @@ class ClusterServingIT {
             assertThat(e.timedOut()).isFalse();
             assertThat(e.getMessage()).contains("ImagePullBackOff", "never-pushed:1");
             assertThat(e.hint()).hasValueSatisfying(h -> assertThat(h).contains("pull"));
+          });
+    } finally {
+      endpoint.delete();
+    }
+  }
+
+  @Test
+  void aModelTooBigForItsPodIsOomKilledAndFailsTheWaitWithItsLastWords(@TempDir Path dir)
+      throws Exception {
+    // A model that does not fit the pod's memory limit: the kernel's OOM killer ends the
+    // server while it loads, every time kubelet restarts it.
+    Path predictor = Files.writeString(dir.resolve("huge_predictor.py"), """
+        import logging, sys
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+
+        class Huge:
+            def load(self):
+                logging.info("loading 1 GiB of weights")
+                self.weights = b"w" * (1 << 30)
+            def predict(self, instances):
+                return instances
+        """);
+    Endpoint endpoint = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Preprocessors.predictor(predictor))
+        .builder(Builders.jib(kit.base().reference()).pushTo(ClusterKit.repository("predictor")))
+        .deployer(Deployers.serving("huge-serve").mutate(Mutators.resources("100m", "128Mi"))
+            .namespace(kit.namespace()).replaceExisting().on(kit.cluster()))
+        .serve();
+    try {
+      assertThatThrownBy(() -> endpoint.waitUntilReady(Duration.ofMinutes(5)))
+          .isInstanceOfSatisfying(EndpointNotReadyException.class, e -> {
+            assertThat(e.timedOut()).isFalse();
+            assertThat(e.getMessage()).contains("is CrashLoopBackOff",
+                "(last run: OOMKilled, exit code 137)", "INFO:root:loading 1 GiB of weights");
+            assertThat(e.hint()).hasValueSatisfying(h -> assertThat(h)
+                .contains("Mutators.resources"));
+            System.out.println("ClusterServingIT: " + e.getMessage());
           });
     } finally {
       endpoint.delete();

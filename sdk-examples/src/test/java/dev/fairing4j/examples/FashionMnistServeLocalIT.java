@@ -3,7 +3,9 @@ package dev.fairing4j.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Endpoint;
+import dev.fairing4j.core.EndpointNotReadyException;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.LogLine;
@@ -12,8 +14,11 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.local.LocalCluster;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -29,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with {@code Deployers.serving(..)} serves that model from the same claim, two replicas each on
  * its own port; the test images the training evaluated on, sent as pixel values through
  * {@code endpoint.predict(..)}, are classified as accurately as the training printed (to one
- * image: the server runs them as one batch, the training in batches of 100).
+ * image: the server runs them as one batch, the training in batches of 100). And a server the
+ * kernel kills while loading ends the wait at once with its last words.
  */
 @Timeout(600)
 class FashionMnistServeLocalIT {
@@ -101,5 +107,40 @@ class FashionMnistServeLocalIT {
     }
     assertThat(TrainingClient.connect(cluster).list().jobs()).as("the endpoint is gone")
         .isEmpty();
+  }
+
+  @Test
+  void aServerKilledWhileLoadingFailsTheWaitAtOnceWithItsLastWords(@TempDir Path dir)
+      throws IOException {
+    LocalCluster cluster = Clusters.local().stateDir(state).volumesDir(volumes);
+    // What the kernel's OOM killer does to a model too big for the machine: SIGKILL while
+    // loading, every time the server restarts.
+    Path predictor = Files.writeString(dir.resolve("huge.py"), """
+        import logging, os, signal, sys
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+
+        class Huge:
+            def load(self):
+                logging.info("loading 80 GB of weights")
+                os.kill(os.getpid(), signal.SIGKILL)
+            def predict(self, instances):
+                return instances
+        """);
+    Endpoint endpoint = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Preprocessors.predictor(predictor))
+        .deployer(Deployers.serving("huge").on(cluster))
+        .serve();
+    try {
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> endpoint.waitUntilReady(Duration.ofMinutes(2)))
+          .isInstanceOfSatisfying(EndpointNotReadyException.class, e -> {
+            assertThat(e.timedOut()).isFalse();
+            assertThat(e.getMessage()).contains("pod huge-predictor-0 is CrashLoopBackOff",
+                "exit code 137", "INFO:root:loading 80 GB of weights");
+          });
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+    } finally {
+      endpoint.delete();
+    }
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.builder.Builders;
 import dev.fairing4j.builder.Preprocessors;
+import dev.fairing4j.core.Endpoint;
+import dev.fairing4j.core.EndpointStatus;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
@@ -13,6 +15,7 @@ import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
+import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RegistryExtension;
@@ -259,6 +262,44 @@ class PodmanClusterIT {
     assertThat(cluster.attach("default", "podbound")).isEmpty();
   }
 
+  /**
+   * A served model on podman: the predictor image (plain Python, the base's interpreter) runs as
+   * a container per replica on the host network, each model server on its own free port; the
+   * endpoint predicts, a predictor's exception comes back with its message, and delete()
+   * removes the containers.
+   */
+  @Test
+  void aServedModelRunsAsAContainerPerReplicaAndAnswersPredictions() throws IOException {
+    Path predictor = Files.writeString(scripts.resolve("celsius.py"), """
+        class Celsius:
+            def load(self):
+                self.scale, self.offset = 1.8, 32.0
+            def predict(self, instances):
+                return [c * self.scale + self.offset for c in instances]
+        """);
+    Endpoint endpoint = Fairing.pipeline()
+        .preprocessor(Preprocessors.predictor(predictor))
+        .builder(Builders.jib(base).pushTo(REGISTRY.hostPort() + "/serve"))
+        .deployer(Deployers.serving("podserve").replicas(2).on(cluster))
+        .progress(ProgressListener.NONE)
+        .serve();
+    try {
+      assertThat(endpoint.waitUntilReady(Duration.ofMinutes(2)).readyReplicas()).isEqualTo(2);
+      assertThat(containers()).filteredOn(n -> n.startsWith("podserve-")).hasSize(2);
+      assertThat(endpoint.predict(List.of(0, 100, -40))).containsExactly(32.0, 212.0, -40.0);
+      assertThatThrownBy(() -> endpoint.predict(List.of("warm")))
+          .isInstanceOfSatisfying(PredictionException.class, e -> {
+            assertThat(e.httpStatus()).contains(500);
+            assertThat(e.getMessage()).contains("TypeError");
+          });
+      assertThat(TrainingClient.connect(cluster).endpoints().endpoints())
+          .extracting(EndpointStatus::name).containsExactly("podserve");
+    } finally {
+      endpoint.delete();
+    }
+    assertThat(containers()).isEmpty();
+  }
+
   /** Waits until both replicas of {@code job} print that they sleep. */
   private static void awaitSleeping(TrainingJob job) {
     Instant end = Instant.now().plusSeconds(60);
@@ -358,7 +399,8 @@ class PodmanClusterIT {
     return names.lines().filter(n -> n.startsWith("podjob-") || n.startsWith("podfail-")
         || n.startsWith("podkill-") || n.startsWith("podremote-")
         || n.startsWith("podorphan-") || n.startsWith("podsweep-")
-        || n.startsWith("podclient-") || n.startsWith("podbound-")).toList();
+        || n.startsWith("podclient-") || n.startsWith("podbound-")
+        || n.startsWith("podserve-")).toList();
   }
 
   private static void sleep(long millis) {

@@ -136,7 +136,10 @@ final class KubernetesEndpoint implements Endpoint {
                 .append(String.join("\n  ", lines));
           }
         });
-    String hint = problem.contains("failed to load")
+    String hint = problem.contains("OOMKilled")
+        ? "the server ran out of memory: give the pods more with"
+            + " .mutate(Mutators.resources(cpu, memory)), or load a smaller model"
+        : problem.contains("failed to load")
         ? "fix the predictor's loading (its traceback is in endpoint.logs()), then serve again"
             + " with .replaceExisting()"
         : problem.contains("Image") || problem.contains("image")

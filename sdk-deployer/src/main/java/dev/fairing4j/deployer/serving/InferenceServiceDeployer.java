@@ -260,14 +260,16 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
   private JobKind kind(BuildContext context) {
     Optional<String> model = stored.isPresent() ? Optional.empty()
         : Optional.of(ModelNames.of(context, modelName, jobName()));
-    return new Kind(model);
+    return new Kind(model, stored.isEmpty() && ModelNames.runsModelServer(context));
   }
 
   private final class Kind implements JobKind {
     private final Optional<String> model;
+    private final boolean modelServer;
 
-    Kind(Optional<String> model) {
+    Kind(Optional<String> model, boolean modelServer) {
       this.model = model;
+      this.modelServer = modelServer;
     }
 
     @Override
@@ -324,6 +326,7 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
             + " InferenceService's name, " + jobName(), "drop .modelName(..), or name the"
             + " InferenceService after the model");
       }
+      ModelNames.refuseServerArgs(modelServer, options.args());
       if (stored.isPresent() && !options.args().isEmpty()) {
         throw InvalidInputException.of("args", "go to a custom container; KServe's runtime"
             + " has its own command line", "drop .args(..) for a stored model");

@@ -74,6 +74,21 @@ final class ModelNames {
             + "\")), or name the model your own server serves with .modelName(\"mnist\")"));
   }
 
+  /**
+   * Refuses a deployer's {@code args} for fairing4j's model server, whose command line is the
+   * SDK's: it would exit on them (and crash-loop), since it takes no arguments of the user's.
+   *
+   * @throws InvalidInputException naming {@code args}
+   */
+  static void refuseServerArgs(boolean modelServer, List<String> args) {
+    if (modelServer && !args.isEmpty()) {
+      throw InvalidInputException.of("args", args + " would go to fairing4j's model server,"
+          + " which takes no arguments of yours", "drop .args(..); configure the predictor"
+          + " with .env(\"NAME\", \"value\") on the deployer, or with"
+          + " Preprocessors.predictor(..).modelName(..)/className(..)");
+    }
+  }
+
   private static Optional<String> after(List<String> command, String flag) {
     int at = command.indexOf(flag);
     return at >= 0 && at + 1 < command.size() ? Optional.of(command.get(at + 1))

@@ -35,7 +35,8 @@ import java.util.Set;
  * only a job has (backoff, deadline, TTL, suspend, a Kueue queue) are refused.
  *
  * <p>{@code Fairing.pipeline()...deployer(Deployers.serving("mnist")...).serve()} returns the
- * {@link Endpoint}. An immutable value: obtain one from {@code Deployers.serving(name)}.
+ * {@link dev.fairing4j.core.Endpoint}. An immutable value: obtain one from
+ * {@code Deployers.serving(name)}.
  */
 public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   static {
@@ -151,16 +152,19 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   }
 
   private JobKind kind(BuildContext context) {
-    return new Kind(ModelNames.of(context, modelName, jobName()), modelName);
+    return new Kind(ModelNames.of(context, modelName, jobName()), modelName,
+        ModelNames.runsModelServer(context));
   }
 
   private final class Kind implements JobKind {
     private final String model;
     private final Optional<String> envModelName;
+    private final boolean modelServer;
 
-    Kind(String model, Optional<String> envModelName) {
+    Kind(String model, Optional<String> envModelName, boolean modelServer) {
       this.model = model;
       this.envModelName = envModelName;
+      this.modelServer = modelServer;
     }
 
     @Override
@@ -202,6 +206,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
       refuse("ttlSecondsAfterFinished", options.ttlSecondsAfterFinished().isPresent());
       refuse("suspend", options.suspend());
       refuse("kueueQueue", options.kueueQueue().isPresent());
+      ModelNames.refuseServerArgs(modelServer, options.args());
     }
 
     private void refuse(String field, boolean set) {

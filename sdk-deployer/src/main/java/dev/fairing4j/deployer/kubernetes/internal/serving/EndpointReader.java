@@ -130,7 +130,7 @@ public final class EndpointReader {
       PodInfo info = pod.info();
       if (info.reason().filter(HOPELESS::contains).isPresent()) {
         return Optional.of("pod " + info.name() + " is " + info.reason().get()
-            + info.message().map(m -> ": " + m).orElse(""));
+            + info.message().map(m -> ": " + m).orElse("") + lastRun(pod.object()));
       }
     }
     for (JobReader.JobPod pod : pods) {
@@ -143,6 +143,19 @@ public final class EndpointReader {
       }
     }
     return Optional.empty();
+  }
+
+  // Why the server's last run ended (OOMKilled, Error) and its exit code: what a crash loop
+  // hides behind its back-off.
+  private static String lastRun(Map<String, Object> pod) {
+    for (Map<String, Object> status : JsonTree.maps(pod, "status", "containerStatuses")) {
+      Map<String, Object> ended = JsonTree.map(status, "lastState", "terminated");
+      if (!ended.isEmpty()) {
+        return " (last run: " + JsonTree.text(ended, "reason").orElse("ended")
+            + JsonTree.integer(ended, "exitCode").map(c -> ", exit code " + c).orElse("") + ")";
+      }
+    }
+    return "";
   }
 
   private static boolean podReady(Map<String, Object> pod) {
