@@ -97,18 +97,7 @@ public final class Pipeline {
     if (deployer instanceof EndpointDeployer) {
       throw servesNotRuns(deployer.jobName());
     }
-    // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
-    // mistake, not a missing builder's, and must not cost a build and a push.
-    deployer.validateTarget();
-    Prepared prepared = prepareAndValidate();
-    Deployer target = effectiveDeployer();
-    Optional<ImageRef> image = Optional.empty();
-    if (target.needsImage()) {
-      image = Optional.of(timed("build image", () -> builder.build(prepared.context(),
-          progress)));
-    }
-    Optional<ImageRef> built = image;
-    return timed("submit " + target.jobName(), () -> target.deploy(prepared.runs(), built,
+    return buildAndSubmit("submit ", (target, runs, image) -> target.deploy(runs, image,
         progress));
   }
 
@@ -132,17 +121,30 @@ public final class Pipeline {
           + " not an endpoint", "call run() for it, or serve with"
           + " .deployer(Deployers.serving(\"name\")...)");
     }
+    return buildAndSubmit("serve ", (target, runs, image) -> ((EndpointDeployer) target)
+        .serve(runs, image, progress));
+  }
+
+  /** What a pipeline does with its deployer once the image is there: submit, or serve. */
+  @FunctionalInterface
+  private interface Submission<T> {
+    T submit(Deployer target, BuildContext runs, Optional<ImageRef> image);
+  }
+
+  private <T> T buildAndSubmit(String verb, Submission<T> submission) {
+    // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
+    // mistake, not a missing builder's, and must not cost a build and a push.
     deployer.validateTarget();
     Prepared prepared = prepareAndValidate();
-    EndpointDeployer target = (EndpointDeployer) effectiveDeployer();
+    Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
     if (target.needsImage()) {
       image = Optional.of(timed("build image", () -> builder.build(prepared.context(),
           progress)));
     }
     Optional<ImageRef> built = image;
-    return timed("serve " + target.jobName(), () -> target.serve(prepared.runs(), built,
-        progress));
+    return timed(verb + target.jobName(), () -> submission.submit(target, prepared.runs(),
+        built));
   }
 
   /** The refusal of {@link #run()} (and of a deploy) for a deployer that serves a model. */

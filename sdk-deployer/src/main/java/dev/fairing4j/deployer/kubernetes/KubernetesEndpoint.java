@@ -3,12 +3,11 @@ package dev.fairing4j.deployer.kubernetes;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.EndpointNotReadyException;
 import dev.fairing4j.core.EndpointStatus;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.internal.KernelBridge;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.PredictProtocol;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
@@ -21,7 +20,6 @@ import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -127,15 +125,9 @@ final class KubernetesEndpoint implements Endpoint {
 
   private EndpointNotReadyException notReady(EndpointReader reader, EndpointStatus status) {
     String problem = status.problem().orElse("");
-    StringBuilder why = new StringBuilder(problem);
-    status.pods().stream().filter(p -> problem.contains(p.name())).findFirst()
-        .ifPresent(pod -> {
-          List<String> lines = reader.lastLines(pod);
-          if (!lines.isEmpty()) {
-            why.append("\nlast lines of ").append(pod.name()).append(":\n  ")
-                .append(String.join("\n  ", lines));
-          }
-        });
+    String why = status.pods().stream().filter(p -> problem.contains(p.name())).findFirst()
+        .map(pod -> PredictProtocol.withLastLines(problem, pod.name(), reader.lastLines(pod)))
+        .orElse(problem);
     String hint = problem.contains("OOMKilled")
         ? "the server ran out of memory: give the pods more with"
             + " .mutate(Mutators.resources(cpu, memory)), or load a smaller model"
@@ -146,7 +138,7 @@ final class KubernetesEndpoint implements Endpoint {
             ? "check the image reference and that the cluster can pull it (pull credentials)"
             : "read endpoint.logs() and endpoint.status(); fix, then serve again with"
                 + " .replaceExisting()";
-    return new EndpointNotReadyException(status, why.toString(), hint);
+    return new EndpointNotReadyException(status, why, hint);
   }
 
   private static String waitingFor(EndpointStatus status) {
@@ -160,26 +152,13 @@ final class KubernetesEndpoint implements Endpoint {
 
   @Override
   public String predict(String requestJson) {
-    Objects.requireNonNull(requestJson, "requestJson");
-    if (JsonTree.parseObject(requestJson).isEmpty() && !requestJson.strip().equals("{}")) {
-      throw InvalidInputException.of("requestJson", "is not a JSON object",
-          "send {\"instances\": [...]}, or call predict(List) with the instances");
-    }
-    return send(requestJson);
+    return send(PredictProtocol.requireObject(requestJson));
   }
 
   @Override
   public List<Object> predict(List<?> instances) {
-    Objects.requireNonNull(instances, "instances");
-    String answer = send(JsonTree.toJson(Map.of("instances", instances)));
-    Object predictions = JsonTree.parseObject(answer).get("predictions");
-    if (!(predictions instanceof List<?> list)) {
-      throw new PredictionException(subject(), "the answer has no \"predictions\" list: "
-          + abbreviate(answer), "the server at " + url() + " does not speak KServe's V1"
-          + " protocol; send the request with predict(String) and read the answer yourself",
-          null);
-    }
-    return new ArrayList<>(list);
+    return PredictProtocol.predictions(send(PredictProtocol.request(instances)), subject(),
+        url());
   }
 
   private String send(String body) {
@@ -192,11 +171,9 @@ final class KubernetesEndpoint implements Endpoint {
     if (answer.ok()) {
       return answer.body();
     }
-    Map<String, Object> json = answer.json();
     // The model server answers {"error": ...}; the API server itself a Status with a message.
-    String error = JsonTree.text(json, "error").or(() -> JsonTree.text(json, "message"))
-        .orElse(abbreviate(answer.body()));
-    String hint = answer.code() == 500 && json.containsKey("error")
+    String error = PredictProtocol.errorOf(answer.body());
+    String hint = answer.code() == 500 && PredictProtocol.fromModelServer(answer.body())
         ? "the predictor raised this; its traceback is in endpoint.logs()"
         : answer.code() == 503 || error.contains("no endpoints available")
             ? "no replica is ready: call endpoint.waitUntilReady(..) first, and read"
@@ -209,11 +186,6 @@ final class KubernetesEndpoint implements Endpoint {
 
   private String subject() {
     return namespace() + "/" + name();
-  }
-
-  private static String abbreviate(String text) {
-    String flat = text.strip();
-    return flat.length() <= 300 ? flat : flat.substring(0, 300) + "...";
   }
 
   @Override

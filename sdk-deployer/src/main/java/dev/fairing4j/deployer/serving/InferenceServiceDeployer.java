@@ -160,7 +160,7 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
 
   /** The model name, as for {@link ServingDeployer#modelName(String)}; custom containers only. */
   public InferenceServiceDeployer modelName(String name) {
-    ModelNames.check(name);
+    ServingChecks.check(name);
     return new InferenceServiceDeployer(options(), stored, minReplicas, maxReplicas,
         canaryTrafficPercent, mode, Optional.of(name));
   }
@@ -237,7 +237,7 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
       @Override
       public String model(BuildContext context) {
         return deployer.stored.isPresent() ? deployer.jobName()
-            : ModelNames.of(context, deployer.modelName, deployer.jobName());
+            : ServingChecks.of(context, deployer.modelName, deployer.jobName());
       }
 
       @Override
@@ -259,8 +259,8 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
 
   private JobKind kind(BuildContext context) {
     Optional<String> model = stored.isPresent() ? Optional.empty()
-        : Optional.of(ModelNames.of(context, modelName, jobName()));
-    return new Kind(model, stored.isEmpty() && ModelNames.runsModelServer(context));
+        : Optional.of(ServingChecks.of(context, modelName, jobName()));
+    return new Kind(model, stored.isEmpty() && ServingChecks.runsModelServer(context));
   }
 
   private final class Kind implements JobKind {
@@ -312,11 +312,7 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
                 + " Kubernetes cluster, and " + cluster.describe() + " is not one",
                 "serve on Clusters.kubernetes(), or use Deployers.serving(..) here");
           });
-      refuse("backoffLimit", options.backoffLimit().isPresent());
-      refuse("activeDeadlineSeconds", options.activeDeadlineSeconds().isPresent());
-      refuse("ttlSecondsAfterFinished", options.ttlSecondsAfterFinished().isPresent());
-      refuse("suspend", options.suspend());
-      refuse("kueueQueue", options.kueueQueue().isPresent());
+      ServingChecks.refuseJobSettings(options, "Deployers.inferenceService(..)");
       maxReplicas.filter(max -> max < minReplicas).ifPresent(max -> {
         throw InvalidInputException.of("maxReplicas", max + " is below minReplicas "
             + minReplicas, "raise maxReplicas(..) to at least " + minReplicas);
@@ -326,17 +322,10 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
             + " InferenceService's name, " + jobName(), "drop .modelName(..), or name the"
             + " InferenceService after the model");
       }
-      ModelNames.refuseServerArgs(modelServer, options.args());
+      ServingChecks.refuseServerArgs(modelServer, options.args());
       if (stored.isPresent() && !options.args().isEmpty()) {
         throw InvalidInputException.of("args", "go to a custom container; KServe's runtime"
             + " has its own command line", "drop .args(..) for a stored model");
-      }
-    }
-
-    private void refuse(String field, boolean set) {
-      if (set) {
-        throw InvalidInputException.of(field, "is a job's setting; an endpoint serves until it"
-            + " is deleted", "drop ." + field + "(..) from Deployers.inferenceService(..)");
       }
     }
 

@@ -87,7 +87,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
    * of its own, the name that server answers to.
    */
   public ServingDeployer modelName(String name) {
-    return new ServingDeployer(options(), replicas, Optional.of(ModelNames.check(name)));
+    return new ServingDeployer(options(), replicas, Optional.of(ServingChecks.check(name)));
   }
 
   /** The number of serving pods. */
@@ -135,7 +135,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
 
       @Override
       public String model(BuildContext context) {
-        return ModelNames.of(context, deployer.modelName, deployer.jobName());
+        return ServingChecks.of(context, deployer.modelName, deployer.jobName());
       }
 
       @Override
@@ -152,8 +152,8 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   }
 
   private JobKind kind(BuildContext context) {
-    return new Kind(ModelNames.of(context, modelName, jobName()), modelName,
-        ModelNames.runsModelServer(context));
+    return new Kind(ServingChecks.of(context, modelName, jobName()), modelName,
+        ServingChecks.runsModelServer(context));
   }
 
   private final class Kind implements JobKind {
@@ -201,19 +201,8 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
     @Override
     public void validate(JobOptions options) {
       Validators.atLeast("replicas", replicas, 1);
-      refuse("backoffLimit", options.backoffLimit().isPresent());
-      refuse("activeDeadlineSeconds", options.activeDeadlineSeconds().isPresent());
-      refuse("ttlSecondsAfterFinished", options.ttlSecondsAfterFinished().isPresent());
-      refuse("suspend", options.suspend());
-      refuse("kueueQueue", options.kueueQueue().isPresent());
-      ModelNames.refuseServerArgs(modelServer, options.args());
-    }
-
-    private void refuse(String field, boolean set) {
-      if (set) {
-        throw InvalidInputException.of(field, "is a job's setting; an endpoint serves until it"
-            + " is deleted", "drop ." + field + "(..) from Deployers.serving(..)");
-      }
+      ServingChecks.refuseJobSettings(options, "Deployers.serving(..)");
+      ServingChecks.refuseServerArgs(modelServer, options.args());
     }
 
     @Override

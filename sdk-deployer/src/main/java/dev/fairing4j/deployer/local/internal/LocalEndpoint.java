@@ -3,7 +3,6 @@ package dev.fairing4j.deployer.local.internal;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.EndpointNotReadyException;
 import dev.fairing4j.core.EndpointStatus;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
@@ -13,6 +12,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.LastLines;
+import dev.fairing4j.deployer.internal.PredictProtocol;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +21,6 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -153,16 +152,12 @@ public final class LocalEndpoint implements Endpoint {
 
   private EndpointNotReadyException notReady(EndpointStatus status) {
     String problem = status.problem().orElse("");
-    StringBuilder why = new StringBuilder(problem);
-    status.pods().stream().filter(p -> problem.contains(p.name())).findFirst().ifPresent(pod -> {
-      List<String> lines = LastLines.of(job.logs().snapshot().stream()
-          .filter(l -> l.replica().equals(shortName(pod))).map(LogLine::text).toList());
-      if (!lines.isEmpty()) {
-        why.append("\nlast lines of ").append(pod.name()).append(":\n  ")
-            .append(String.join("\n  ", lines));
-      }
-    });
-    return new EndpointNotReadyException(status, why.toString(), problem.contains("failed to load")
+    String why = status.pods().stream().filter(p -> problem.contains(p.name())).findFirst()
+        .map(pod -> PredictProtocol.withLastLines(problem, pod.name(), LastLines.of(
+            job.logs().snapshot().stream().filter(l -> l.replica().equals(shortName(pod)))
+                .map(LogLine::text).toList())))
+        .orElse(problem);
+    return new EndpointNotReadyException(status, why, problem.contains("failed to load")
         ? "fix the predictor's loading (its traceback is in endpoint.logs()), then serve again"
             + " with .replaceExisting()"
         : "read endpoint.logs(); fix, then serve again with .replaceExisting()");
@@ -174,25 +169,13 @@ public final class LocalEndpoint implements Endpoint {
 
   @Override
   public String predict(String requestJson) {
-    Objects.requireNonNull(requestJson, "requestJson");
-    if (JsonTree.parseObject(requestJson).isEmpty() && !requestJson.strip().equals("{}")) {
-      throw InvalidInputException.of("requestJson", "is not a JSON object",
-          "send {\"instances\": [...]}, or call predict(List) with the instances");
-    }
-    return post(requestJson);
+    return post(PredictProtocol.requireObject(requestJson));
   }
 
   @Override
   public List<Object> predict(List<?> instances) {
-    Objects.requireNonNull(instances, "instances");
-    String answer = post(JsonTree.toJson(Map.of("instances", instances)));
-    Object predictions = JsonTree.parseObject(answer).get("predictions");
-    if (!(predictions instanceof List<?> list)) {
-      throw new PredictionException(subject(), "the answer has no \"predictions\" list: "
-          + answer.strip(), "the server does not speak KServe's V1 protocol; send the request"
-          + " with predict(String) and read the answer yourself", null);
-    }
-    return new ArrayList<>(list);
+    return PredictProtocol.predictions(post(PredictProtocol.request(instances)), subject(),
+        url());
   }
 
   private String post(String body) {
@@ -213,8 +196,7 @@ public final class LocalEndpoint implements Endpoint {
       throw new PredictionException(subject(), "no replica answered (" + failed.body() + ")",
           "call endpoint.waitUntilReady(..) first, and read endpoint.status()", null);
     }
-    String error = JsonTree.text(JsonTree.parseObject(failed.body()), "error")
-        .orElse(failed.body().strip());
+    String error = PredictProtocol.errorOf(failed.body());
     throw new PredictionException(subject(), failed.code(), error, failed.code() == 500
         ? "the predictor raised this; its traceback is in endpoint.logs()"
         : failed.code() == 503 ? "no replica is ready: call endpoint.waitUntilReady(..) first"

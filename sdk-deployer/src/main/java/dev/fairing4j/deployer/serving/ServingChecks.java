@@ -2,22 +2,25 @@ package dev.fairing4j.deployer.serving;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.deployer.JobOptions;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The model name a context's model server answers to, read from its command as the server reads
- * it ({@code --model_name}, else the predictor file's stem), so that the readiness path and the
- * predict URL name the same model the server loads.
+ * What the serving deployers check and read from a context before anything is rendered: the
+ * model name its model server answers to, read from its command as the server reads it
+ * ({@code --model_name}, else the predictor file's stem), so that the readiness path and the
+ * predict URL name the model the server loads; and the settings an endpoint cannot have (a job's
+ * limits, arguments for fairing4j's server).
  */
-final class ModelNames {
+final class ServingChecks {
   /** The model server's file, as {@code Preprocessors.predictor(..)} puts it in the context. */
   static final String SERVER = "fairing4j_model_server.py";
 
   private static final java.util.regex.Pattern NAME =
       java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9._-]*[a-z0-9])?");
 
-  private ModelNames() {}
+  private ServingChecks() {}
 
   /**
    * Checks a model name given to a deployer: a path segment of {@code /v1/models/<name>}.
@@ -50,7 +53,7 @@ final class ModelNames {
     if (named.isPresent()) {
       return named;
     }
-    return after(command, "--predictor").map(ModelNames::stem);
+    return after(command, "--predictor").map(ServingChecks::stem);
   }
 
   /**
@@ -86,6 +89,27 @@ final class ModelNames {
           + " which takes no arguments of yours", "drop .args(..); configure the predictor"
           + " with .env(\"NAME\", \"value\") on the deployer, or with"
           + " Preprocessors.predictor(..).modelName(..)/className(..)");
+    }
+  }
+
+  /**
+   * Refuses what only a job has: a backoff limit, a deadline, a TTL, suspension, a Kueue queue.
+   * An endpoint serves until it is deleted.
+   *
+   * @throws InvalidInputException naming the setting
+   */
+  static void refuseJobSettings(JobOptions options, String deployer) {
+    refuse("backoffLimit", options.backoffLimit().isPresent(), deployer);
+    refuse("activeDeadlineSeconds", options.activeDeadlineSeconds().isPresent(), deployer);
+    refuse("ttlSecondsAfterFinished", options.ttlSecondsAfterFinished().isPresent(), deployer);
+    refuse("suspend", options.suspend(), deployer);
+    refuse("kueueQueue", options.kueueQueue().isPresent(), deployer);
+  }
+
+  private static void refuse(String field, boolean set, String deployer) {
+    if (set) {
+      throw InvalidInputException.of(field, "is a job's setting; an endpoint serves until it is"
+          + " deleted", "drop ." + field + "(..) from " + deployer);
     }
   }
 

@@ -1,0 +1,70 @@
+package dev.fairing4j.deployer.tuning;
+
+import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.internal.Validators;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * What a search optimizes: a metric the trials log ({@code accuracy=0.91}, read as
+ * {@code job.metrics()} reads it), whether higher or lower is better, and optionally a goal that
+ * ends the search once a trial reaches it.
+ *
+ * @param metric the metric's name, as the script prints it
+ * @param direction maximize or minimize
+ * @param goal the value that ends the search when a trial reaches it
+ */
+public record Objective(String metric, Direction direction, Optional<Double> goal) {
+  // Katib's StdOut collector reads names of word characters, '|' and '-'.
+  private static final Pattern METRIC = Pattern.compile("[\\w|-]+");
+
+  /** Higher or lower is better. */
+  public enum Direction {
+    /** Higher is better. */
+    MAXIMIZE,
+    /** Lower is better. */
+    MINIMIZE;
+
+    /** Whether {@code a} is better than {@code b}. */
+    public boolean better(double a, double b) {
+      return this == MAXIMIZE ? a > b : a < b;
+    }
+  }
+
+  /** Checks the metric name. */
+  public Objective {
+    Validators.requireText("objective metric", metric);
+    if (!METRIC.matcher(metric).matches()) {
+      throw InvalidInputException.of("objective metric", "'" + metric + "' is not a metric name"
+          + " a trial can print", "use letters, digits, '_' and '-', as in accuracy=0.91");
+    }
+    Objects.requireNonNull(direction, "direction");
+    Objects.requireNonNull(goal, "goal");
+    goal.filter(g -> !Double.isFinite(g)).ifPresent(g -> {
+      throw InvalidInputException.of("objective goal", g + " is not a finite number",
+          "give the value to stop at, e.g. 0.95");
+    });
+  }
+
+  /** Higher {@code metric} is better. */
+  public static Objective maximize(String metric) {
+    return new Objective(metric, Direction.MAXIMIZE, Optional.empty());
+  }
+
+  /** Lower {@code metric} is better. */
+  public static Objective minimize(String metric) {
+    return new Objective(metric, Direction.MINIMIZE, Optional.empty());
+  }
+
+  /** The same objective, ending the search once a trial reaches {@code value}. */
+  public Objective goal(double value) {
+    return new Objective(metric, direction, Optional.of(value));
+  }
+
+  /** Whether {@code value} reaches the goal. */
+  public boolean reached(double value) {
+    return goal.filter(g -> direction == Direction.MAXIMIZE ? value >= g : value <= g)
+        .isPresent();
+  }
+}
