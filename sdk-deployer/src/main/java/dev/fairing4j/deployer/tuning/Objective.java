@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.internal.Validators;
 import java.util.Objects;
 import java.util.Optional;
@@ -8,14 +9,16 @@ import java.util.regex.Pattern;
 
 /**
  * What a search optimizes: a metric the trials log ({@code accuracy=0.91}, read as
- * {@code job.metrics()} reads it), whether higher or lower is better, and optionally a goal that
- * ends the search once a trial reaches it.
+ * {@code job.metrics()} reads it), whether higher or lower is better, which of a trial's values
+ * counts, and optionally a goal that ends the search once a trial reaches it.
  *
  * @param metric the metric's name, as the script prints it
  * @param direction maximize or minimize
+ * @param strategy which logged value counts; by default, as Katib's, the best one
  * @param goal the value that ends the search when a trial reaches it
  */
-public record Objective(String metric, Direction direction, Optional<Double> goal) {
+public record Objective(String metric, Direction direction, MetricStrategy strategy,
+    Optional<Double> goal) {
   // Katib's StdOut collector reads names of word characters, '|' and '-'.
   private static final Pattern METRIC = Pattern.compile("[\\w|-]+");
 
@@ -40,6 +43,7 @@ public record Objective(String metric, Direction direction, Optional<Double> goa
           + " a trial can print", "use letters, digits, '_' and '-', as in accuracy=0.91");
     }
     Objects.requireNonNull(direction, "direction");
+    Objects.requireNonNull(strategy, "strategy");
     Objects.requireNonNull(goal, "goal");
     goal.filter(g -> !Double.isFinite(g)).ifPresent(g -> {
       throw InvalidInputException.of("objective goal", g + " is not a finite number",
@@ -47,19 +51,38 @@ public record Objective(String metric, Direction direction, Optional<Double> goa
     });
   }
 
-  /** Higher {@code metric} is better. */
+  /** Higher {@code metric} is better; a trial counts its highest value. */
   public static Objective maximize(String metric) {
-    return new Objective(metric, Direction.MAXIMIZE, Optional.empty());
+    return new Objective(metric, Direction.MAXIMIZE, MetricStrategy.MAX, Optional.empty());
   }
 
-  /** Lower {@code metric} is better. */
+  /** Lower {@code metric} is better; a trial counts its lowest value. */
   public static Objective minimize(String metric) {
-    return new Objective(metric, Direction.MINIMIZE, Optional.empty());
+    return new Objective(metric, Direction.MINIMIZE, MetricStrategy.MIN, Optional.empty());
   }
 
   /** The same objective, ending the search once a trial reaches {@code value}. */
   public Objective goal(double value) {
-    return new Objective(metric, direction, Optional.of(value));
+    return new Objective(metric, direction, strategy, Optional.of(value));
+  }
+
+  /** The same objective, counting a trial's {@code newStrategy} value (e.g. the last one). */
+  public Objective strategy(MetricStrategy newStrategy) {
+    return new Objective(metric, direction, newStrategy, goal);
+  }
+
+  /**
+   * A trial's value: the metric as the lead replica logged it (the first replica, lead first,
+   * that logged it at all), by this objective's strategy; empty when no replica logged it.
+   */
+  public Optional<Double> valueOf(JobMetrics metrics) {
+    for (String replica : metrics.replicas()) {
+      Optional<Double> value = strategy.of(metrics.series(replica, metric));
+      if (value.isPresent()) {
+        return value;
+      }
+    }
+    return Optional.empty();
   }
 
   /** Whether {@code value} reaches the goal. */
