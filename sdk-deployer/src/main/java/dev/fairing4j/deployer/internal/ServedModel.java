@@ -21,6 +21,26 @@ public final class ServedModel {
 
   private ServedModel() {}
 
+  /** The model server's V1 readiness path for {@code model}: {@code /v1/models/<model>}. */
+  public static String readinessPath(String model) {
+    return PREFIX + model;
+  }
+
+  /**
+   * The readiness probe of a serving container: the server's V1 readiness path on {@code port}
+   * (a number, or the container port's name), every 2 s, not ready after 3 misses.
+   */
+  public static Map<String, Object> readinessProbe(String model, Object port) {
+    Map<String, Object> get = Json.map();
+    get.put("path", readinessPath(model));
+    get.put("port", port);
+    Map<String, Object> probe = Json.map();
+    probe.put("httpGet", get);
+    probe.put("periodSeconds", 2);
+    probe.put("failureThreshold", 3);
+    return probe;
+  }
+
   /** The model {@code object} (a Deployment or an InferenceService) serves. */
   public static String of(Map<String, Object> object) {
     String name = JsonTree.text(object, "metadata", "name").orElse("");

@@ -20,6 +20,7 @@ import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -351,7 +352,8 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
         predictor.remove("containers");
         predictor.put("model", modelSpec(stored.get(), container));
       } else {
-        model.ifPresent(name -> container.put("readinessProbe", readinessProbe(name)));
+        model.ifPresent(name -> container.put("readinessProbe",
+            ServedModel.readinessProbe(name, ServingDeployer.PORT)));
         predictor.put("containers", List.of(container));
       }
       predictor.put("minReplicas", minReplicas);
@@ -381,17 +383,6 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
         }
       }
       return spec;
-    }
-
-    private Map<String, Object> readinessProbe(String name) {
-      Map<String, Object> get = Json.map();
-      get.put("path", "/v1/models/" + name);
-      get.put("port", ServingDeployer.PORT);
-      Map<String, Object> probe = Json.map();
-      probe.put("httpGet", get);
-      probe.put("periodSeconds", 2);
-      probe.put("failureThreshold", 3);
-      return probe;
     }
 
     @Override

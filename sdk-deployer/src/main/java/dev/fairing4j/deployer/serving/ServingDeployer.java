@@ -226,7 +226,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
         if (container instanceof Map<?, ?> map && CONTAINER.equals(map.get("name"))) {
           @SuppressWarnings("unchecked")
           Map<String, Object> serving = (Map<String, Object>) map;
-          serving.put("readinessProbe", readinessProbe());
+          serving.put("readinessProbe", ServedModel.readinessProbe(model, PORT_NAME));
         }
       }
       Map<String, Object> spec = Json.map();
@@ -234,17 +234,6 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
       spec.put("selector", Map.of("matchLabels", selector(jobName)));
       spec.put("template", template);
       return spec;
-    }
-
-    private Map<String, Object> readinessProbe() {
-      Map<String, Object> get = Json.map();
-      get.put("path", "/v1/models/" + model);
-      get.put("port", PORT_NAME);
-      Map<String, Object> probe = Json.map();
-      probe.put("httpGet", get);
-      probe.put("periodSeconds", 2);
-      probe.put("failureThreshold", 3);
-      return probe;
     }
 
     @Override

@@ -82,7 +82,11 @@ public final class LocalEndpoint implements Endpoint {
   /** {@code http://127.0.0.1:<port of the first replica>/v1/models/<model>:predict}. */
   @Override
   public String url() {
-    return ports().values().stream().findFirst().map(port -> base(port) + ":predict")
+    return url(ports());
+  }
+
+  private String url(Map<String, Integer> ports) {
+    return ports.values().stream().findFirst().map(port -> base(port) + ":predict")
         .orElse("http://127.0.0.1/v1/models/" + model + ":predict");
   }
 
@@ -115,7 +119,7 @@ public final class LocalEndpoint implements Endpoint {
       problem = Optional.of(kind() + " " + name() + " is " + status.phase()
           + status.decidingCondition().map(c -> ": " + c.message()).orElse(""));
     }
-    return new EndpointStatus(name(), namespace(), kind(), url(), replicas(status), ready,
+    return new EndpointStatus(name(), namespace(), kind(), url(ports), replicas(status), ready,
         status.pods(), problem);
   }
 
@@ -131,7 +135,7 @@ public final class LocalEndpoint implements Endpoint {
       EndpointStatus status = status();
       if (status.ready()) {
         LOG.info("{} is ready: {}/{} replicas at {}", this, status.readyReplicas(),
-            status.replicas(), url());
+            status.replicas(), status.url());
         return status;
       }
       if (status.problem().isPresent()) {

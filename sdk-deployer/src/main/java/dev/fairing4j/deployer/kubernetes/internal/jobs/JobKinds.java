@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.util.Map;
 import java.util.Optional;
 
@@ -26,8 +27,8 @@ public final class JobKinds {
 
   private static final Map<String, String> CONTAINERS = Map.of("PyTorchJob", "pytorch",
       "TFJob", "tensorflow", "MPIJob", "mpi", "XGBoostJob", "xgboost", "JAXJob", "jax",
-      "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, "kserve-container",
-      INFERENCE_SERVICE, "kserve-container");
+      "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, ServedModel.CONTAINER,
+      INFERENCE_SERVICE, ServedModel.CONTAINER);
 
   // The replica that decides or coordinates the job is listed (and diagnosed) first; a
   // TrainJob's initializers run (and fail) before its nodes.

@@ -4,6 +4,7 @@ import dev.fairing4j.core.EndpointStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.LastLines;
+import dev.fairing4j.deployer.internal.ServedModel;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
@@ -88,7 +89,7 @@ public final class EndpointReader {
 
   /** The last lines the model server of {@code pod} wrote (its previous run's after a crash). */
   public List<String> lastLines(PodInfo pod) {
-    String container = "kserve-container";
+    String container = ServedModel.CONTAINER;
     // A crashed server's words are in its previous run's log; the current one is empty.
     boolean crashed = pod.reason().filter(r -> r.equals("CrashLoopBackOff")).isPresent();
     try {

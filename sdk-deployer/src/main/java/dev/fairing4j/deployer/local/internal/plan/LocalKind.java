@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -28,7 +29,7 @@ public enum LocalKind {
    * one template that restart Always and never complete; each replica's declared port (the
    * model server's 8080) is a free local port, which it reads from {@code PORT}.
    */
-  DEPLOYMENT("Deployment", null, "kserve-container", null, 0, RestartPolicy.ALWAYS,
+  DEPLOYMENT("Deployment", null, ServedModel.CONTAINER, null, 0, RestartPolicy.ALWAYS,
       List.of("Predictor"));
 
   private final String kind;
