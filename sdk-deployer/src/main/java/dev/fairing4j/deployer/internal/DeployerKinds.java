@@ -24,7 +24,7 @@ import java.util.function.BiFunction;
 public final class DeployerKinds {
   @JvmWide(why = "the friend accessor of the public deployer classes: registered "
       + "by their class initializers",
-      bound = "one entry per SDK deployer class (5), keyed by class")
+      bound = "one entry per SDK deployer class (6), keyed by class")
   private static final Map<Class<?>, BiFunction<Object, BuildContext, JobKind>> READERS =
       new ConcurrentHashMap<>();
 
