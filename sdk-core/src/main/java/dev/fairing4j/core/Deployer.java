@@ -57,6 +57,15 @@ public interface Deployer extends DeployerSource {
     return this;
   }
 
+  /**
+   * This deployer for one run among several of the same image ({@link BuiltPipeline#run}): the
+   * job named as {@code variant} says, with its arguments, environment and labels added. Empty
+   * when this deployer cannot make variants (the default, for a deployer of your own).
+   */
+  default Optional<Deployer> variant(JobVariant variant) {
+    return Optional.empty();
+  }
+
   /** Submits the job; {@code image} is empty exactly when {@link #needsImage()} is false. */
   TrainingJob deploy(BuildContext context, Optional<ImageRef> image, ProgressListener progress);
 }

@@ -61,6 +61,27 @@ public final class Pipeline {
         Objects.requireNonNull(newDeployer, "deployer").asDeployer(), progress, owner);
   }
 
+  /**
+   * This pipeline with its deployer's {@code variant}: the job named as it says, with its
+   * arguments, environment and labels added; {@code pipeline.variant(v).dryRun()} shows one
+   * point of a sweep without building anything.
+   *
+   * @throws InvalidInputException when no deployer is set, or it cannot make variants
+   */
+  public Pipeline variant(JobVariant variant) {
+    Objects.requireNonNull(variant, "variant");
+    requireStages();
+    return new Pipeline(preprocessor, builder, varied(deployer, variant), progress, owner);
+  }
+
+  /** {@code deployer}'s {@code variant}, or the refusal that names the fix. */
+  static Deployer varied(Deployer deployer, JobVariant variant) {
+    return deployer.variant(variant).orElseThrow(() -> InvalidInputException.of("deployer",
+        deployer.jobName() + " (" + deployer.getClass().getSimpleName() + ") cannot run"
+            + " variants of its job", "use one of the SDK's deployers (Deployers.pyTorchJob(..),"
+            + " Deployers.batchJob(..), ..), or implement Deployer.variant"));
+  }
+
   /** Who hears about build steps, bytes pushed and phase changes. */
   public Pipeline progress(ProgressListener listener) {
     return new Pipeline(preprocessor, builder, deployer,
@@ -132,6 +153,33 @@ public final class Pipeline {
   }
 
   private <T> T buildAndSubmit(String verb, Submission<T> submission) {
+    BuiltPipeline built = buildOwned();
+    return timed(progress, verb + built.deployer().jobName(), () -> submission.submit(
+        built.deployer(), built.runs(), built.image()));
+  }
+
+  /**
+   * Prepares, validates and builds and pushes the image once, without submitting anything: the
+   * result runs the job, or several variants of it ({@link BuiltPipeline#run(JobVariant)}: the
+   * points of a sweep, an experiment's trials), each from the same image.
+   *
+   * @throws InvalidInputException for bad configuration or a deployer that serves a model,
+   *     before any network call
+   */
+  public BuiltPipeline build() {
+    return owner == null ? buildForRuns() : owner.call(this::buildForRuns);
+  }
+
+  private BuiltPipeline buildForRuns() {
+    requireStages();
+    if (deployer instanceof EndpointDeployer) {
+      throw servesNotRuns(deployer.jobName());
+    }
+    return buildOwned();
+  }
+
+  private BuiltPipeline buildOwned() {
+    requireStages();
     // Where the job goes is checked first: a missing cluster or kubeconfig is the deployer's
     // mistake, not a missing builder's, and must not cost a build and a push.
     deployer.validateTarget();
@@ -139,12 +187,10 @@ public final class Pipeline {
     Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
     if (target.needsImage()) {
-      image = Optional.of(timed("build image", () -> builder.build(prepared.context(),
-          progress)));
+      image = Optional.of(timed(progress, "build image", () -> builder.build(
+          prepared.context(), progress)));
     }
-    Optional<ImageRef> built = image;
-    return timed(verb + target.jobName(), () -> submission.submit(target, prepared.runs(),
-        built));
+    return new BuiltPipeline(target, prepared.runs(), image, progress, owner);
   }
 
   /** The refusal of {@link #run()} (and of a deploy) for a deployer that serves a model. */
@@ -215,7 +261,9 @@ public final class Pipeline {
     return new Prepared(context, runs);
   }
 
-  private <T> T timed(String step, java.util.function.Supplier<T> work) {
+  /** Runs {@code work} between the step's start and finish events. */
+  static <T> T timed(ProgressListener progress, String step,
+      java.util.function.Supplier<T> work) {
     long start = System.nanoTime();
     progress.onEvent(new ProgressEvent.StepStarted(step));
     T result = work.get();

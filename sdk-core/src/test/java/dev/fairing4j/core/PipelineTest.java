@@ -220,6 +220,74 @@ class PipelineTest {
     assertThat(calls).isEmpty();
   }
 
+  /** A deployer whose variants record their name and arguments when validated and deployed. */
+  private class VaryingDeployer extends RecordingDeployer {
+    private final JobVariant variant;
+
+    VaryingDeployer(JobVariant variant) {
+      super(true);
+      this.variant = variant;
+    }
+
+    @Override
+    public String jobName() {
+      return variant == null ? "mnist" : variant.name();
+    }
+
+    @Override
+    public Optional<Deployer> variant(JobVariant newVariant) {
+      return Optional.of(new VaryingDeployer(newVariant));
+    }
+
+    @Override
+    public TrainingJob deploy(BuildContext ctx, Optional<ImageRef> image,
+        ProgressListener progress) {
+      calls.add(jobName() + " " + (variant == null ? "" : variant.args() + " ")
+          + image.flatMap(ImageRef::digest).orElseThrow().substring(0, 9));
+      return null;
+    }
+  }
+
+  @Test
+  void buildPushesOnceAndEachVariantRunsFromThatImage() {
+    BuiltPipeline built = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new VaryingDeployer(null)).build();
+    assertThat(calls).containsExactly("validate deployer", "validate builder", "build");
+    calls.clear();
+
+    built.run(JobVariant.named("mnist-1").args(List.of("--lr=0.1")));
+    built.run(JobVariant.named("mnist-2").args(List.of("--lr=0.01")));
+    built.run();
+
+    assertThat(calls).containsExactly(
+        "validate deployer", "mnist-1 [--lr=0.1] sha256:cd",
+        "validate deployer", "mnist-2 [--lr=0.01] sha256:cd",
+        "mnist sha256:cd");
+    assertThat(built.image()).hasValueSatisfying(image -> assertThat(image.reference())
+        .endsWith("@sha256:" + "cd".repeat(32)));
+    assertThat(built.toString()).contains("job=mnist", "@sha256:cd");
+  }
+
+  @Test
+  void aDeployerWithoutVariantsAndAServingOneAreRefusedByName() {
+    BuiltPipeline built = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new RecordingDeployer(true)).build();
+    assertThatThrownBy(() -> built.run(JobVariant.named("mnist-1")))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("deployer"))
+        .hasMessageContaining("cannot run variants of its job");
+    assertThatThrownBy(() -> Fairing.pipeline().preprocessor(() -> context)
+        .deployer(new RecordingDeployer(true)).variant(JobVariant.named("x")))
+        .hasMessageContaining("implement Deployer.variant");
+    assertThatThrownBy(() -> JobVariant.named("Bad_Name")).isInstanceOf(
+        InvalidInputException.class).hasMessageContaining("name");
+
+    Pipeline serving = Fairing.pipeline().preprocessor(() -> context)
+        .deployer(new RecordingEndpointDeployer());
+    assertThatThrownBy(serving::build).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("call serve()");
+  }
+
   private class RecordingEndpointDeployer implements EndpointDeployer {
     @Override
     public String jobName() {

@@ -109,6 +109,11 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
         Optional.empty(), Optional.empty(), Optional.empty(), false, Optional.empty());
   }
 
+  /** With another job name (a DNS-1035 label). */
+  public JobOptions withName(String value) {
+    return edit(b -> b.name = Validators.dns1035Label("name", value));
+  }
+
   /** With another namespace (a DNS-1123 label). */
   public JobOptions withNamespace(String value) {
     return edit(b -> b.namespace = Optional.of(Validators.dns1123Label("namespace", value)));
@@ -222,7 +227,7 @@ public record JobOptions(String name, Optional<String> namespace, Optional<Clust
   // A scratch copy for the withX methods: one place lists every component, so adding a setting
   // touches one constructor call instead of eighteen.
   private static final class Builder {
-    private final String name;
+    private String name;
     private Optional<String> namespace;
     private Optional<Cluster> cluster;
     private final List<MutatorBinding> mutators;

@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.TrainingJob;
@@ -10,6 +11,9 @@ import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobRendering;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -68,6 +72,25 @@ final class JobSteps implements Deployer {
   @Override
   public Deployer withPullCredentials(RegistryCredentials credentials) {
     return new JobSteps(deployer.pullCredentials(credentials));
+  }
+
+  /**
+   * The job renamed, with the variant's arguments after the deployer's, its environment in
+   * every replica and its labels on every object.
+   */
+  @Override
+  public Optional<Deployer> variant(JobVariant variant) {
+    JobOptions options = deployer.options();
+    List<String> args = new ArrayList<>(options.args());
+    args.addAll(variant.args());
+    JobOptions varied = options.withName(variant.name()).withArgs(args);
+    for (Map.Entry<String, String> env : variant.env().entrySet()) {
+      varied = varied.withEnv(env.getKey(), env.getValue());
+    }
+    for (Map.Entry<String, String> label : variant.labels().entrySet()) {
+      varied = varied.withLabel(label.getKey(), label.getValue());
+    }
+    return Optional.of(new JobSteps(deployer.withOptions(varied)));
   }
 
   /** Renders the job and submits it to the cluster chosen with {@code on(cluster)}. */

@@ -11,6 +11,10 @@ import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.serving.ServingDeployer;
+import dev.fairing4j.deployer.tuning.Algorithm;
+import dev.fairing4j.deployer.tuning.Experiment;
+import dev.fairing4j.deployer.tuning.Objective;
+import dev.fairing4j.deployer.tuning.Search;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,6 +118,26 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
     return Fairing.pipeline()
         .preprocessor(script())
         .deployer(deployer(cluster));
+  }
+
+  /**
+   * Seed 004's search over this training: the learning rate log-uniform in [0.001, 0.1] and the
+   * momentum uniform in [0.1, 0.9], maximizing the test accuracy the script prints, random
+   * search with a fixed seed. Each trial is this PyTorchJob without the models claim (trials
+   * running at once would overwrite one another's model): it saves to its own {@code /tmp}.
+   * Set the number of trials and how many run at once on the result.
+   */
+  public Experiment experiment(String name, Cluster cluster) {
+    List<String> args = new ArrayList<>(scriptArgs());
+    args.replaceAll(arg -> arg.startsWith("--model-dir=") ? "--model-dir=/tmp/model" : arg);
+    Pipeline trial = Fairing.pipeline().preprocessor(script())
+        .deployer(Deployers.pyTorchJob(jobName).workers(workers)
+            .args(args.toArray(String[]::new)).on(cluster));
+    return Experiment.of(name, trial)
+        .parameter("lr", Search.logUniform(0.001, 0.1))
+        .parameter("momentum", Search.uniform(0.1, 0.9))
+        .objective(Objective.maximize("accuracy"))
+        .algorithm(Algorithm.random(4));
   }
 
   /** The settings as the demo's header shows them: 0 samples reads "all". */

@@ -66,4 +66,29 @@ class JShellScriptIT {
           + state + "\"))).endpoints().endpoints().size()")).isEqualTo("0");
     }
   }
+
+  @Test
+  void theTuneScriptRunsSixTrialsAndNamesTheBestOfThem() throws Exception {
+    String source = LocalClusterRedirect.apply(Files.readString(Path.of("jshell/tune.jsh")),
+        state, volumes);
+
+    try (JShellSession jshell = new JShellSession()) {
+      jshell.runScript(source);
+
+      assertThat(jshell.skipped()).isEmpty();
+      assertThat(jshell.output()).containsPattern("TRIAL\\s+STATUS\\s+lr\\s+optimizer\\s+accuracy")
+          .contains("experiment tune: Succeeded (all 6 trials ended, 6 succeeded, 0 failed);"
+              + " best: trial ");
+      assertThat(jshell.run("results.trials().size()")).isEqualTo("6");
+      // The best is the best of the six by the script's own formula.
+      assertThat(jshell.run("results.best().get().objective().get() == results.trials().stream()"
+          + ".mapToDouble(t -> t.objective().get()).max().getAsDouble()")).isEqualTo("true");
+      assertThat(jshell.run("search.trialJob(1).get().logs().snapshot().stream()"
+          + ".anyMatch(l -> l.text().startsWith(\"INFO:root:training with lr \"))"))
+          .isEqualTo("true");
+      jshell.run("search.delete()");
+      assertThat(jshell.run("Clusters.local().stateDir(Path.of(\"" + state
+          + "\")).listAll().size()")).isEqualTo("0");
+    }
+  }
 }

@@ -43,6 +43,7 @@ class ReadmeSnippetsTest {
       "import dev.fairing4j.deployer.serving.*;",
       "import dev.fairing4j.deployer.storage.*;",
       "import dev.fairing4j.deployer.trainer.*;",
+      "import dev.fairing4j.deployer.tuning.*;",
       "import java.nio.file.*;",
       "import java.time.*;",
       "import java.util.*;");

@@ -4,6 +4,7 @@ import dev.fairing4j.core.InvalidInputException;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,7 @@ public final class TrialPlan {
       Map<String, String> trial = new LinkedHashMap<>();
       space.parameters().forEach((name, parameter) -> trial.put(name, draw(parameter,
           generator)));
-      trials.add(Map.copyOf(trial));
+      trials.add(Collections.unmodifiableMap(trial));
     }
     return List.copyOf(trials);
   }
@@ -91,7 +92,7 @@ public final class TrialPlan {
       }
       trials = next;
     }
-    return trials.stream().limit(count).map(Map::copyOf).toList();
+    return trials.stream().limit(count).map(Collections::unmodifiableMap).toList();
   }
 
   private static List<String> gridValues(String name, Parameter parameter) {

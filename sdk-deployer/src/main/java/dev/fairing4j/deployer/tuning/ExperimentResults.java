@@ -1,0 +1,109 @@
+package dev.fairing4j.deployer.tuning;
+
+import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.internal.Durations;
+import dev.fairing4j.core.internal.KernelBridge;
+import dev.fairing4j.core.internal.TextTable;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An experiment as it stands: its phase and why, and every trial (parameters, status, objective,
+ * duration). A notebook cell ending with one shows the table; {@link #best()} is the trial to
+ * keep.
+ *
+ * @param name the experiment's name
+ * @param objective what it optimizes
+ * @param phase running, or how it ended
+ * @param reason why it ended, or what it is doing
+ * @param trials every trial proposed so far, by number
+ */
+public record ExperimentResults(String name, Objective objective, ExperimentPhase phase,
+    String reason, List<Trial> trials) implements Displayable {
+
+  /** Copies the trials. */
+  public ExperimentResults {
+    KernelBridge.install();  // the first displayable value registers the renderer
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(objective, "objective");
+    Objects.requireNonNull(phase, "phase");
+    Objects.requireNonNull(reason, "reason");
+    trials = List.copyOf(trials);
+  }
+
+  /**
+   * The succeeded trial with the best objective value (the first one proposed among equals);
+   * empty while none has succeeded.
+   */
+  public Optional<Trial> best() {
+    Comparator<Trial> byValue = Comparator.comparing(t -> t.objective().orElseThrow());
+    if (objective.direction() == Objective.Direction.MAXIMIZE) {
+      byValue = byValue.reversed();
+    }
+    return trials.stream().filter(t -> t.status() == TrialStatus.SUCCEEDED)
+        .min(byValue.thenComparing(Trial::number));
+  }
+
+  /** How many trials have {@code status}. */
+  public long count(TrialStatus status) {
+    return trials.stream().filter(t -> t.status() == status).count();
+  }
+
+  /** The trial numbered {@code number} (from 1), if proposed. */
+  public Optional<Trial> trial(int number) {
+    return trials.stream().filter(t -> t.number() == number).findFirst();
+  }
+
+  private List<String> header() {
+    List<String> header = new ArrayList<>(List.of("TRIAL", "STATUS"));
+    trials.stream().findFirst().ifPresent(t -> header.addAll(t.parameters().keySet()));
+    header.add(objective.metric());
+    header.add("DURATION");
+    return header;
+  }
+
+  private List<List<String>> rows() {
+    Optional<Integer> best = best().map(Trial::number);
+    List<List<String>> rows = new ArrayList<>();
+    for (Trial trial : trials) {
+      List<String> row = new ArrayList<>();
+      row.add(trial.number() + (best.filter(b -> b == trial.number()).isPresent() ? " *" : ""));
+      row.add(trial.status().toString());
+      row.addAll(trial.parameters().values());
+      row.add(trial.objective().map(TrialPlan::render).orElse(""));
+      row.add(trial.duration().map(Durations::human).orElse(""));
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  /** One line: the phase, the reason, and the best trial so far. */
+  public String summary() {
+    return "experiment " + name + ": " + phase + " (" + reason + ")" + best().map(b -> "; best: "
+        + "trial " + b.number() + " " + objective.metric() + "=" + TrialPlan.render(
+            b.objective().orElseThrow()) + " with " + b.describeParameters())
+        .orElse("; no trial has " + objective.metric() + " yet");
+  }
+
+  /** The table as HTML, for notebooks; the best trial is marked {@code *}. */
+  @Override
+  public String toHtml() {
+    String caption = "<p>" + TextTable.escape(summary()) + "</p>";
+    return trials.isEmpty() ? caption : TextTable.html(header(), rows()) + caption;
+  }
+
+  /** The same as {@code toString()}. */
+  @Override
+  public String toText() {
+    return toString();
+  }
+
+  /** The trials as a table, the best marked {@code *}, and the summary line. */
+  @Override
+  public String toString() {
+    return trials.isEmpty() ? summary() : TextTable.text(header(), rows()) + "\n" + summary();
+  }
+}

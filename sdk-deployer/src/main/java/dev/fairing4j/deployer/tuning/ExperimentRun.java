@@ -1,0 +1,130 @@
+package dev.fairing4j.deployer.tuning;
+
+import dev.fairing4j.core.BuiltPipeline;
+import dev.fairing4j.core.Displayable;
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobVariant;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.Durations;
+import dev.fairing4j.core.internal.Owner;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A running experiment ({@link Experiment#run()}): a daemon thread of this JVM proposes the
+ * trials, keeps the chosen number running, reads each finished trial's objective from its logs,
+ * and stops at the goal, at the last trial, or past the failed-trial budget. A notebook cell
+ * ending with one shows the trials table as it stands.
+ *
+ * <p>{@link #close()} stops following: no further trial is submitted, and the trials' jobs are
+ * left as they are. {@link #delete()} also deletes every trial's job. Either ends the thread.
+ */
+public final class ExperimentRun implements Displayable, AutoCloseable {
+  private final TrialLoop loop;
+  private final Thread thread;
+  private final Owner owner;
+
+  private ExperimentRun(TrialLoop loop, Owner owner) {
+    this.loop = loop;
+    this.owner = owner;
+    this.thread = owner.thread("fairing4j-experiment-" + loop.name(), this::follow);
+  }
+
+  static ExperimentRun start(String name, Objective objective, int parallel,
+      Optional<Integer> maxFailedTrials, BuiltPipeline built, List<Map<String, String>> plan,
+      List<JobVariant> variants) {
+    TrialLoop loop = new TrialLoop(name, objective, parallel, maxFailedTrials, built, plan,
+        variants);
+    ExperimentRun run = new ExperimentRun(loop, Owner.current());
+    run.owner.track(run);
+    run.thread.start();
+    return run;
+  }
+
+  private void follow() {
+    try {
+      loop.run();
+    } finally {
+      owner.forget(this);
+    }
+  }
+
+  /** The experiment's name. */
+  public String name() {
+    return loop.name();
+  }
+
+  /** Where the experiment stands now: phase, and every trial proposed so far. */
+  public ExperimentResults results() {
+    return loop.results();
+  }
+
+  /** The best trial so far; empty while none has succeeded. */
+  public Optional<Trial> best() {
+    return results().best();
+  }
+
+  /**
+   * Waits until the experiment ends and returns its results.
+   *
+   * @throws FairingException when it has not ended within {@code timeout} (the trials keep
+   *     running: wait again, or {@link #close()}), or when this run was closed first
+   */
+  public ExperimentResults waitForCompletion(Duration timeout) {
+    ExperimentResults results = loop.awaitEnd(timeout);
+    if (!results.phase().isFinished()) {
+      throw FairingException.of("wait for experiment", name(), "it has not ended within "
+          + Durations.human(timeout) + ": " + results.summary(),
+          loop.isClosed() ? "the run was closed; its finished trials are in results()"
+              : "wait again, or close() it; results() shows each trial", null);
+    }
+    return results;
+  }
+
+  /** The job of trial {@code number} (from 1), once submitted. */
+  public Optional<TrainingJob> trialJob(int number) {
+    return results().trial(number).flatMap(Trial::job);
+  }
+
+  /**
+   * Stops following: no further trial is submitted and this JVM's thread ends; the trials'
+   * jobs, running or finished, are left on the cluster.
+   */
+  @Override
+  public void close() {
+    loop.close();
+    thread.interrupt();
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops following, then deletes every trial's job (running ones are stopped). */
+  public void delete() {
+    close();
+    for (Trial trial : results().trials()) {
+      trial.job().ifPresent(TrainingJob::delete);
+    }
+  }
+
+  /** The trials table as text. */
+  @Override
+  public String toText() {
+    return results().toText();
+  }
+
+  /** The trials table as HTML. */
+  @Override
+  public String toHtml() {
+    return results().toHtml();
+  }
+
+  @Override
+  public String toString() {
+    return results().toString();
+  }
+}

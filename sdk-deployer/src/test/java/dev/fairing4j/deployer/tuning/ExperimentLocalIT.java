@@ -1,0 +1,270 @@
+package dev.fairing4j.deployer.tuning;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.Pipeline;
+import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.Tools;
+import dev.fairing4j.deployer.Clusters;
+import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.local.LocalCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Experiments run client-side on the local cluster, each trial a real job running a real Python
+ * script that prints its score as Katib's examples do ({@code score=0.91}) from the parameters it
+ * parsed with argparse or read from its environment: every trial's objective is the one its
+ * parameters give, the best is the true best, no more trials run at once than asked, and the
+ * goal, the failed-trial budget and a script that prints no metric end it as Katib would.
+ */
+@Timeout(300)
+class ExperimentLocalIT {
+  // The score peaks at x=0.3 and is 0.1 higher for the "b" variant.
+  private static final String ARGS_SCRIPT = """
+      import argparse, logging, sys, time
+      logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+      parser = argparse.ArgumentParser()
+      parser.add_argument("--x", type=float, required=True)
+      parser.add_argument("--variant", choices=["a", "b"], required=True)
+      parser.add_argument("--fail-above", type=float, default=2.0)
+      args = parser.parse_args()
+      logging.info("training with x=%s variant=%s", args.x, args.variant)
+      time.sleep(1.5)
+      if args.x > args.fail_above:
+          raise ValueError(f"x={args.x} diverged")
+      for epoch in range(3):
+          print(f"epoch={epoch} score={(1 - (args.x - 0.3) ** 2) * (epoch + 1) / 3 \
+      + (0.1 if args.variant == 'b' else 0):.6f}", flush=True)
+      """;
+
+  @TempDir Path state;
+  @TempDir Path volumes;
+
+  @BeforeAll
+  static void bubblewrap() {
+    Tools.require("bwrap", "bubblewrap");
+  }
+
+  @AfterEach
+  void deleteEveryJob() {
+    cluster().listAll().forEach(TrainingJob::delete);
+  }
+
+  private LocalCluster cluster() {
+    return Clusters.local().stateDir(state).volumesDir(volumes);
+  }
+
+  private Pipeline pipeline(String script, String... args) {
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/train.py", ContextFile.ofText(script))
+        .withCommand(List.of("python", "/app/train.py"));
+    return Fairing.pipeline().progress(ProgressListener.NONE).preprocessor(() -> context)
+        .deployer(Deployers.pyTorchJob("ignored").workers(0).args(args).on(cluster()));
+  }
+
+  private static double score(Trial trial) {
+    double x = Double.parseDouble(trial.parameters().get("x"));
+    return 1 - (x - 0.3) * (x - 0.3) + (trial.parameters().get("variant").equals("b") ? 0.1 : 0);
+  }
+
+  @Test
+  void sixTrialsTwoAtATimeEachScoredFromItsOwnParametersAndTheTrueBestNamed() {
+    Experiment experiment = Experiment.of("search", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1))
+        .parameter("variant", Search.choice("a", "b"))
+        .objective(Objective.maximize("score"))
+        .algorithm(Algorithm.random(7))
+        .maxTrials(6).parallel(2);
+
+    ExperimentResults results;
+    try (ExperimentRun run = experiment.run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(3));
+    }
+
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(results.reason()).isEqualTo("all 6 trials ended, 6 succeeded, 0 failed");
+    assertThat(results.trials()).extracting(Trial::name).containsExactly("search-1", "search-2",
+        "search-3", "search-4", "search-5", "search-6");
+    assertThat(results.trials()).extracting(Trial::parameters)
+        .as("the trials the seed proposes, in order").isEqualTo(experiment.plan());
+    for (Trial trial : results.trials()) {
+      assertThat(trial.status()).isEqualTo(TrialStatus.SUCCEEDED);
+      // The objective is the trial's best logged value, here its last epoch's.
+      assertThat(trial.objective()).as(trial.toString()).hasValueSatisfying(
+          v -> assertThat(v).isCloseTo(score(trial), within(2e-6)));
+      assertThat(trial.duration()).hasValueSatisfying(d -> assertThat(d)
+          .isGreaterThanOrEqualTo(Duration.ofSeconds(1)));
+    }
+    Trial best = results.best().orElseThrow();
+    assertThat(results.trials()).allSatisfy(t -> assertThat(score(t))
+        .isLessThanOrEqualTo(score(best)));
+    assertThat(results.toString()).contains("TRIAL", "STATUS", "variant", "x", "score",
+        best.number() + " *", "experiment search: Succeeded",
+        "best: trial " + best.number() + " score=");
+
+    // Two at a time: the job intervals never overlap three deep, and do overlap two deep.
+    List<JobStatus> statuses = results.trials().stream()
+        .map(t -> t.job().orElseThrow().status()).toList();
+    assertThat(maxOverlap(statuses)).isEqualTo(2);
+  }
+
+  private static int maxOverlap(List<JobStatus> statuses) {
+    int max = 0;
+    for (JobStatus a : statuses) {
+      Instant at = a.startTime().orElseThrow();
+      int overlapping = 0;
+      for (JobStatus b : statuses) {
+        if (!b.startTime().orElseThrow().isAfter(at)
+            && b.completionTime().orElseThrow().isAfter(at)) {
+          overlapping++;
+        }
+      }
+      max = Math.max(max, overlapping);
+    }
+    return max;
+  }
+
+  @Test
+  void parametersAsEnvironmentVariablesReachTheScriptAsKatibsEnvStyleDoes() {
+    String script = """
+        import os
+        print(f"loss={abs(float(os.environ['LEARNING_RATE']) - 0.05):.6f}")
+        print(f"layers={os.environ['NUM_LAYERS']}")
+        """;
+    ExperimentResults results;
+    try (ExperimentRun run = Experiment.of("env", pipeline(script))
+        .parameter("learning-rate", Search.logUniform(0.001, 0.1))
+        .parameter("num_layers", Search.intRange(1, 4))
+        .objective(Objective.minimize("loss"))
+        .parameterStyle(ParameterStyle.ENV)
+        .maxTrials(3).parallel(3).run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    for (Trial trial : results.trials()) {
+      double lr = Double.parseDouble(trial.parameters().get("learning-rate"));
+      assertThat(trial.objective()).hasValueSatisfying(v -> assertThat(v).isCloseTo(
+          Math.abs(lr - 0.05), within(2e-6)));
+      assertThat(trial.job().orElseThrow().metrics().latest("layers")).hasValueSatisfying(
+          v -> assertThat(v).isEqualTo(Double.parseDouble(trial.parameters().get("num_layers"))));
+    }
+    assertThat(results.best().orElseThrow().objective().orElseThrow()).isEqualTo(
+        results.trials().stream().mapToDouble(t -> t.objective().orElseThrow()).min()
+            .orElseThrow());
+  }
+
+  @Test
+  void theGoalEndsTheSearchWithoutProposingMoreTrials() {
+    ExperimentResults results;
+    try (ExperimentRun run = Experiment.of("goal", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1))
+        .parameter("variant", Search.choice("a", "b"))
+        .objective(Objective.maximize("score").goal(0.0))
+        .maxTrials(5).run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(results.reason()).startsWith("goal reached: trial 1 score=");
+    assertThat(results.trials()).extracting(Trial::status).containsExactly(
+        TrialStatus.SUCCEEDED, TrialStatus.PENDING, TrialStatus.PENDING, TrialStatus.PENDING,
+        TrialStatus.PENDING);
+    assertThat(cluster().listAll()).extracting(TrainingJob::name).containsExactly("goal-1");
+  }
+
+  @Test
+  void moreFailedTrialsThanTheBudgetFailTheExperimentAndSayWhyEachFailed() {
+    ExperimentResults results;
+    // --fail-above=-1: every trial diverges.
+    try (ExperimentRun run = Experiment.of("budget", pipeline(ARGS_SCRIPT, "--fail-above=-1"))
+        .parameter("x", Search.uniform(0, 1))
+        .parameter("variant", Search.choice("a", "b"))
+        .objective(Objective.maximize("score"))
+        .maxTrials(6).maxFailedTrials(1).run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
+    assertThat(results.reason()).isEqualTo("2 trials failed, more than maxFailedTrials=1");
+    assertThat(results.count(TrialStatus.FAILED)).isEqualTo(2);
+    assertThat(results.count(TrialStatus.PENDING)).isEqualTo(4);
+    assertThat(results.trials().get(0).message()).hasValueSatisfying(m -> assertThat(m)
+        .contains("PyTorchJobFailed", "last line: ValueError: x=", "diverged"));
+    assertThat(results.best()).isEmpty();
+    assertThat(results.toString()).contains("no trial has score yet");
+  }
+
+  @Test
+  void aScriptThatNeverPrintsTheMetricFailsTheExperimentNamingWhatItDidPrint() {
+    ExperimentResults results;
+    try (ExperimentRun run = Experiment.of("nometric", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1))
+        .parameter("variant", Search.choice("a", "b"))
+        .objective(Objective.maximize("accuracy"))
+        .maxTrials(2).parallel(2).run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
+    assertThat(results.trials()).extracting(Trial::status).containsOnly(
+        TrialStatus.METRICS_UNAVAILABLE);
+    assertThat(results.trials().get(0).message()).contains("the job succeeded but printed no"
+        + " 'accuracy=<number>' line (it printed [with x, epoch, score])");
+    assertThat(results.reason()).isEqualTo("no trial printed accuracy: 2 of 2 failed or printed"
+        + " no 'accuracy=<number>' line");
+  }
+
+  @Test
+  void closeStopsFollowingAndLeavesTheTrialsWhileDeleteRemovesThem() throws Exception {
+    String slow = "import time\ntime.sleep(60)\nprint('score=1')\n";
+    ExperimentRun run = Experiment.of("stopped", pipeline(slow))
+        .parameter("x", Search.uniform(0, 1))
+        .objective(Objective.maximize("score"))
+        .maxTrials(4).parallel(2).run();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (run.results().count(TrialStatus.RUNNING) < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(200);
+    }
+    assertThat(run.results().count(TrialStatus.RUNNING)).isEqualTo(2);
+    run.close();
+    assertThat(threads()).noneMatch(n -> n.startsWith("fairing4j-experiment-stopped"));
+    assertThat(cluster().listAll()).extracting(TrainingJob::name)
+        .containsExactlyInAnyOrder("stopped-1", "stopped-2");
+    Thread.sleep(1500);
+    assertThat(cluster().listAll()).as("no trial submitted after close()").hasSize(2);
+
+    run.delete();
+    assertThat(cluster().listAll()).isEmpty();
+  }
+
+  private static List<String> threads() {
+    List<String> names = new ArrayList<>();
+    Thread.getAllStackTraces().keySet().forEach(t -> names.add(t.getName()));
+    return names;
+  }
+
+  @Test
+  void theSameSeedProposesTheSameTrialsAndAnotherSeedOthers() {
+    Experiment a = Experiment.of("a", pipeline(ARGS_SCRIPT)).parameter("x", Search.uniform(0, 1))
+        .algorithm(Algorithm.random(11)).maxTrials(4);
+    assertThat(a.plan()).isEqualTo(Experiment.of("b", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1)).algorithm(Algorithm.random(11)).maxTrials(4)
+        .plan());
+    assertThat(a.plan()).isNotEqualTo(a.algorithm(Algorithm.random(12)).plan());
+    assertThat(a.plan()).allSatisfy(p -> assertThat(p).containsOnlyKeys("x"));
+    assertThat(Map.copyOf(a.plan().get(0))).isEqualTo(a.plan().get(0));
+  }
+}
