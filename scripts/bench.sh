@@ -11,6 +11,12 @@
 #       start with requirements installed by pip at start against built into the image, from
 #       the local wheelhouse /usr/share/python-wheels. See LocalBenchmark's javadoc.
 #
+#   scripts/bench.sh tune [TRIALS] [SAMPLES]
+#       Seed 004's search (learning rate, momentum; default 6 trials on 1500 samples) on
+#       Clusters.local(): the proposed trials run by hand one after another, then as an
+#       experiment one at a time and two at a time; trials per hour of each and the experiment's
+#       overhead per trial over the hand-run (target <= 1000 ms). See TuningBenchmark's javadoc.
+#
 #   scripts/bench.sh load [JOBS] [REPLICAS] [LINES]
 #       200 jobs followed concurrently from one TrainingClient against an in-process list+watch
 #       fake (watch requests, API requests per job, heap), and the log fan-in of 8 replicas x
@@ -318,6 +324,19 @@ case "${1:-}" in
   local)
     shift
     bench_local "$@"
+    ;;
+  tune)
+    shift
+    require_tools bwrap:bubblewrap
+    if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+      log "Debian's torch is missing; install with: apt-get install --no-install-recommends python3-torch python3-torchvision"
+      exit 1
+    fi
+    if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+      log "FashionMNIST is missing; install with: apt-get install dataset-fashion-mnist"
+      exit 1
+    fi
+    java -cp "$(bench_classpath)" dev.fairing4j.examples.bench.TuningBenchmark "$@"
     ;;
   api)
     shift

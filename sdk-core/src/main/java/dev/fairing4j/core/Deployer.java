@@ -66,6 +66,15 @@ public interface Deployer extends DeployerSource {
     return Optional.empty();
   }
 
+  /**
+   * A handle on the job called {@code name} where this deployer submits (its cluster and
+   * namespace), if one exists; reads the cluster. What a resumed experiment finds its trials
+   * with. The default finds none (for a deployer of your own).
+   */
+  default Optional<TrainingJob> attach(String name) {
+    return Optional.empty();
+  }
+
   /** Submits the job; {@code image} is empty exactly when {@link #needsImage()} is false. */
   TrainingJob deploy(BuildContext context, Optional<ImageRef> image, ProgressListener progress);
 }

@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -72,6 +73,14 @@ public interface TrainingJob extends Displayable {
    * pipeline's progress listener.
    */
   JobLogs logs();
+
+  /**
+   * The labels the job's object carries (the SDK's, a deployer's {@code label(..)}, an
+   * experiment's trial labels); reads the cluster. Empty for a job whose labels cannot be read.
+   */
+  default Map<String, String> labels() {
+    return Map.of();
+  }
 
   /** Deletes the job and everything it owns; returns when they are gone. */
   void delete();

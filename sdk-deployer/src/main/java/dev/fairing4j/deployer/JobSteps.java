@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.ImageRef;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
@@ -10,6 +11,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.DeployerKinds;
+import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.JobRendering;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +93,21 @@ final class JobSteps implements Deployer {
       varied = varied.withLabel(label.getKey(), label.getValue());
     }
     return Optional.of(new JobSteps(deployer.withOptions(varied)));
+  }
+
+  /** The job of that name in the deployer's namespace (else the cluster's) on its cluster. */
+  @Override
+  public Optional<TrainingJob> attach(String name) {
+    JobOptions options = deployer.options();
+    JobDirectory directory = options.cluster().flatMap(ClusterBackends::of)
+        .filter(JobDirectory.Provider.class::isInstance)
+        .map(backend -> ((JobDirectory.Provider) backend).jobDirectory())
+        .orElseThrow(() -> InvalidInputException.of("cluster", "cannot look up "
+            + deployer.kindName() + " " + name + " on " + options.cluster()
+                .map(Cluster::describe).orElse("no cluster"),
+            "run it on one of the SDK's clusters: .on(Clusters.local()) or"
+                + " .on(Clusters.kubernetes())"));
+    return directory.attach(options.namespace().orElseGet(directory::defaultNamespace), name);
   }
 
   /** Renders the job and submits it to the cluster chosen with {@code on(cluster)}. */

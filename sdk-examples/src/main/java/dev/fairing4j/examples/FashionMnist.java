@@ -121,18 +121,33 @@ public record FashionMnist(String jobName, int epochs, int samples, int testSamp
   }
 
   /**
-   * Seed 004's search over this training: the learning rate log-uniform in [0.001, 0.1] and the
-   * momentum uniform in [0.1, 0.9], maximizing the test accuracy the script prints, random
-   * search with a fixed seed. Each trial is this PyTorchJob without the models claim (trials
-   * running at once would overwrite one another's model): it saves to its own {@code /tmp}.
-   * Set the number of trials and how many run at once on the result.
+   * Seed 004's search over this training on {@code cluster}, each trial this PyTorchJob without
+   * the models claim (see {@link #trialArgs()}); the settings of {@link #search}. Set the number
+   * of trials and how many run at once on the result.
    */
   public Experiment experiment(String name, Cluster cluster) {
-    List<String> args = new ArrayList<>(scriptArgs());
-    args.replaceAll(arg -> arg.startsWith("--model-dir=") ? "--model-dir=/tmp/model" : arg);
     Pipeline trial = Fairing.pipeline().preprocessor(script())
         .deployer(Deployers.pyTorchJob(jobName).workers(workers)
-            .args(args.toArray(String[]::new)).on(cluster));
+            .args(trialArgs().toArray(String[]::new)).on(cluster));
+    return search(name, trial);
+  }
+
+  /**
+   * The script's arguments for a trial: {@link #scriptArgs()} saving the model to the trial's
+   * own {@code /tmp}, since trials running at once on one claim would overwrite one another's.
+   */
+  public List<String> trialArgs() {
+    List<String> args = new ArrayList<>(scriptArgs());
+    args.replaceAll(arg -> arg.startsWith("--model-dir=") ? "--model-dir=/tmp/model" : arg);
+    return args;
+  }
+
+  /**
+   * Seed 004's search over the job {@code trial} runs: the learning rate log-uniform in
+   * [0.001, 0.1] and the momentum uniform in [0.1, 0.9], maximizing the test accuracy the script
+   * prints, random search with a fixed seed.
+   */
+  public static Experiment search(String name, Pipeline trial) {
     return Experiment.of(name, trial)
         .parameter("lr", Search.logUniform(0.001, 0.1))
         .parameter("momentum", Search.uniform(0.1, 0.9))

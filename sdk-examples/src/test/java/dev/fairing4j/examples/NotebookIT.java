@@ -222,6 +222,16 @@ class NotebookIT {
     assertThat(html(cellExactly(executed, "client.endpoints()"))).startsWith("<table>")
         .contains("<td>fashion-mnist-serve</td>", "<td>Ready</td>");
 
+    // Tuned: four trials two at a time, the table with the best marked, its job's metrics.
+    String tuned = html(cell(executed, "Experiment.of(\"fmnist-tune\""));
+    assertThat(tuned).startsWith("<table>").contains("<th>lr</th>", "<th>momentum</th>",
+        "<th>accuracy</th>", " *</td>", "experiment fmnist-tune: Succeeded (all 4 trials ended,"
+            + " 4 succeeded, 0 failed)");
+    assertThat(streams(cell(executed, "search.best()"))).containsPattern(
+        "best: trial \\d accuracy=0\\.\\d+ with lr=[0-9.]+, momentum=[0-9.]+");
+    assertThat(html(cell(executed, "search.best()"))).startsWith("<table>")
+        .contains("<th>accuracy</th>");
+
     // Saved next to the model.
     assertThat(streams(cell(executed, "Files.size(model)"))).contains("model saved to ");
     Path models = volumes.resolve("traindb-models-claim");

@@ -98,6 +98,21 @@ public final class KubeApiServer implements AutoCloseable {
       "kubeflow/trainer/crds/trainer.kubeflow.org_trainingruntimes.yaml",
       "kubeflow/trainer/crds/trainer.kubeflow.org_clustertrainingruntimes.yaml");
 
+  /**
+   * Katib v0.19.0's Experiment, Suggestion and Trial CRDs (as
+   * {@code ../shared/kubeflow/katib/crds} has them; their schemas preserve unknown fields: Katib
+   * validates in its webhook).
+   */
+  public static final List<String> KATIB_CRDS = List.of("katib/crds/experiment.yaml",
+      "katib/crds/suggestion.yaml", "katib/crds/trial.yaml");
+
+  /**
+   * Kubeflow Trainer's OptimizationJob CRD (main after v2.3, as
+   * {@code ../shared/kubeflow/trainer/next} has it), with its CEL rules.
+   */
+  public static final List<String> OPTIMIZATION_JOB_CRDS = List.of(
+      "kubeflow/trainer-next/crds/trainer.kubeflow.org_optimizationjobs.yaml");
+
   /** KServe v0.19.0's InferenceService CRD (as {@code ../shared/kserve/crds} has it). */
   public static final List<String> KSERVE_CRDS =
       List.of("kserve/crds/serving.kserve.io_inferenceservices.yaml");

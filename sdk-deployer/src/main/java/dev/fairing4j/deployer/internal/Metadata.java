@@ -2,6 +2,9 @@ package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
@@ -63,5 +66,15 @@ public final class Metadata {
           "write [prefix/]name: the name at most 63 letters, digits, '-', '_' and '.', starting"
               + " and ending with a letter or digit, e.g. team or example.com/team");
     }
+  }
+
+  /** An object's {@code metadata.labels} as strings, sorted; empty when it has none. */
+  public static Map<String, String> labelsOf(Map<String, Object> object) {
+    Map<String, String> labels = new TreeMap<>();
+    if (object.get("metadata") instanceof Map<?, ?> metadata
+        && metadata.get("labels") instanceof Map<?, ?> found) {
+      found.forEach((key, value) -> labels.put(String.valueOf(key), String.valueOf(value)));
+    }
+    return Collections.unmodifiableMap(labels);
   }
 }

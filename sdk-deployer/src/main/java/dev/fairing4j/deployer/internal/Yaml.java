@@ -1,6 +1,8 @@
 package dev.fairing4j.deployer.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.SequenceWriter;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
@@ -9,6 +11,7 @@ import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -38,6 +41,26 @@ public final class Yaml {
       throw new UncheckedIOException(e);
     }
     return out.toString();
+  }
+
+  /**
+   * The objects of multi-document YAML as {@link #write} writes it (a dry run's output), in
+   * order, as mutable maps.
+   */
+  public static List<Map<String, Object>> read(String yaml) {
+    List<Map<String, Object>> objects = new ArrayList<>();
+    try (MappingIterator<Map<String, Object>> documents = MAPPER.readerFor(
+        new TypeReference<Map<String, Object>>() {}).readValues(yaml)) {
+      while (documents.hasNextValue()) {
+        Map<String, Object> object = documents.nextValue();
+        if (object != null) {
+          objects.add(object);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("a manifest could not be read back from YAML", e);
+    }
+    return objects;
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.OwnedObjects;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.StuckPods;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
@@ -137,6 +138,12 @@ public final class KubernetesTrainingJob implements TrainingJob {
   @Override
   public JobStatus status() {
     return new JobReader(rest.get(), job).status();
+  }
+
+  /** The job object's {@code metadata.labels}; empty once it is gone. */
+  @Override
+  public Map<String, String> labels() {
+    return new JobReader(rest.get(), job).object().map(Metadata::labelsOf).orElse(Map.of());
   }
 
   /**

@@ -1,16 +1,21 @@
 package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.BuiltPipeline;
+import dev.fairing4j.core.Deployer;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.Pipeline;
+import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.internal.Yaml;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * A hyperparameter search over the job a pipeline runs, as an immutable description: the search
@@ -39,29 +44,25 @@ public final class Experiment {
   public static final String EXPERIMENT_LABEL = "fairing4j.dev/experiment";
   /** The label every trial's objects carry: the trial's number. */
   public static final String TRIAL_LABEL = "fairing4j.dev/trial";
+  /**
+   * The label every trial's objects carry: a fingerprint of its parameters, by which
+   * {@link #attach()} knows a trial job was run with the parameters it would give it.
+   */
+  public static final String PARAMETERS_LABEL = "fairing4j.dev/trial-parameters";
 
   private final String name;
   private final Pipeline pipeline;
-  private final TreeMap<String, Parameter> parameters;
-  private final Optional<Objective> objective;
-  private final Algorithm algorithm;
-  private final int maxTrials;
-  private final int parallel;
-  private final Optional<Integer> maxFailedTrials;
-  private final ParameterStyle style;
+  private final Settings settings;
 
-  private Experiment(String name, Pipeline pipeline, Map<String, Parameter> parameters,
-      Optional<Objective> objective, Algorithm algorithm, int maxTrials, int parallel,
-      Optional<Integer> maxFailedTrials, ParameterStyle style) {
+  /** Everything but the name and the pipeline, as one value that each fluent call copies. */
+  private record Settings(TreeMap<String, Parameter> parameters, Optional<Objective> objective,
+      Algorithm algorithm, int maxTrials, int parallel, Optional<Integer> maxFailedTrials,
+      ParameterStyle style, TuningBackend backend) {}
+
+  private Experiment(String name, Pipeline pipeline, Settings settings) {
     this.name = name;
     this.pipeline = pipeline;
-    this.parameters = new TreeMap<>(parameters);
-    this.objective = objective;
-    this.algorithm = algorithm;
-    this.maxTrials = maxTrials;
-    this.parallel = parallel;
-    this.maxFailedTrials = maxFailedTrials;
-    this.style = style;
+    this.settings = settings;
   }
 
   /**
@@ -71,47 +72,63 @@ public final class Experiment {
    */
   public static Experiment of(String name, Pipeline pipeline) {
     Validators.dns1035Label("experiment name", name);
-    return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), Map.of(),
-        Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(), ParameterStyle.ARGS);
+    return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), new Settings(
+        new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(),
+        ParameterStyle.ARGS, TuningBackend.CLIENT));
+  }
+
+  private Experiment with(TreeMap<String, Parameter> parameters) {
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(parameters, s.objective(), s.algorithm(),
+        s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend()));
   }
 
   /** With one more parameter to vary (replacing one of that name). */
   public Experiment parameter(String parameterName, Parameter parameter) {
-    Map<String, Parameter> more = new TreeMap<>(parameters);
+    TreeMap<String, Parameter> more = new TreeMap<>(settings.parameters());
     more.put(parameterName, Objects.requireNonNull(parameter, parameterName));
     SearchSpace.of(more); // checks the name now, in the cell that wrote it
-    return new Experiment(name, pipeline, more, objective, algorithm, maxTrials, parallel,
-        maxFailedTrials, style);
+    return with(more);
   }
 
   /** With these parameters to vary, replacing those given so far. */
   public Experiment searchSpace(Map<String, ? extends Parameter> space) {
-    return new Experiment(name, pipeline, SearchSpace.of(space).parameters(), objective,
-        algorithm, maxTrials, parallel, maxFailedTrials, style);
+    return with(new TreeMap<>(SearchSpace.of(space).parameters()));
   }
 
   /** What to optimize: {@code Objective.maximize("accuracy")}. Required. */
   public Experiment objective(Objective value) {
-    return new Experiment(name, pipeline, parameters, Optional.of(Objects.requireNonNull(value,
-        "objective")), algorithm, maxTrials, parallel, maxFailedTrials, style);
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), Optional.of(
+        Objects.requireNonNull(value, "objective")), s.algorithm(), s.maxTrials(), s.parallel(),
+        s.maxFailedTrials(), s.style(), s.backend()));
   }
 
-  /** How trials are proposed: {@code Algorithm.random(seed)} (the default, seed 0) or grid. */
+  /**
+   * How trials are proposed: {@code Algorithm.random(seed)} (the default, seed 0), grid, or one
+   * of Katib's ({@code Algorithm.katib("tpe", ..)}, with {@link TuningBackend#KATIB}).
+   */
   public Experiment algorithm(Algorithm value) {
-    return new Experiment(name, pipeline, parameters, objective, Objects.requireNonNull(value,
-        "algorithm"), maxTrials, parallel, maxFailedTrials, style);
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        Objects.requireNonNull(value, "algorithm"), s.maxTrials(), s.parallel(),
+        s.maxFailedTrials(), s.style(), s.backend()));
   }
 
   /** How many trials at most (a grid runs fewer when it has fewer points); default 10. */
   public Experiment maxTrials(int value) {
-    return new Experiment(name, pipeline, parameters, objective, algorithm,
-        Validators.atLeast("maxTrials", value, 1), parallel, maxFailedTrials, style);
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), Validators.atLeast("maxTrials", value, 1), s.parallel(),
+        s.maxFailedTrials(), s.style(), s.backend()));
   }
 
   /** How many trials run at once; default 1. */
   public Experiment parallel(int value) {
-    return new Experiment(name, pipeline, parameters, objective, algorithm, maxTrials,
-        Validators.atLeast("parallel", value, 1), maxFailedTrials, style);
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), Validators.atLeast("parallel", value, 1),
+        s.maxFailedTrials(), s.style(), s.backend()));
   }
 
   /**
@@ -120,14 +137,30 @@ public final class Experiment {
    * Without one, every trial runs whatever the failures.
    */
   public Experiment maxFailedTrials(int value) {
-    return new Experiment(name, pipeline, parameters, objective, algorithm, maxTrials, parallel,
-        Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), style);
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(),
+        Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), s.style(), s.backend()));
   }
 
   /** How parameters reach the script: {@code --lr=0.01} (the default) or {@code LR=0.01}. */
   public Experiment parameterStyle(ParameterStyle value) {
-    return new Experiment(name, pipeline, parameters, objective, algorithm, maxTrials, parallel,
-        maxFailedTrials, Objects.requireNonNull(value, "parameterStyle"));
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(),
+        Objects.requireNonNull(value, "parameterStyle"), s.backend()));
+  }
+
+  /**
+   * Who proposes and runs the trials: this JVM ({@link TuningBackend#CLIENT}, the default),
+   * Katib ({@link TuningBackend#KATIB}) or Trainer ({@link TuningBackend#OPTIMIZATION_JOB});
+   * for the last two {@link #dryRun()} prints what would be created.
+   */
+  public Experiment backend(TuningBackend value) {
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(),
+        Objects.requireNonNull(value, "backend")));
   }
 
   /** The experiment's name, its trials' prefix. */
@@ -139,14 +172,19 @@ public final class Experiment {
    * The trials this experiment runs, in order: each parameter's value as the script receives
    * it. The same settings give the same trials in every JVM.
    *
-   * @throws InvalidInputException for a missing search space or a grid it cannot make
+   * @throws InvalidInputException for a missing search space, a grid it cannot make, or one of
+   *     Katib's algorithms, whose trials only Katib proposes
    */
   public List<Map<String, String>> plan() {
-    if (parameters.isEmpty()) {
+    return TrialPlan.propose(space(), settings.algorithm(), settings.maxTrials());
+  }
+
+  private SearchSpace space() {
+    if (settings.parameters().isEmpty()) {
       throw InvalidInputException.of("searchSpace", "has no parameters",
           "add .parameter(\"lr\", Search.logUniform(0.001, 0.1))");
     }
-    return TrialPlan.propose(new SearchSpace(parameters), algorithm, maxTrials);
+    return new SearchSpace(settings.parameters());
   }
 
   /**
@@ -155,11 +193,143 @@ public final class Experiment {
    * {@link ExperimentRun#waitForCompletion}; {@link ExperimentRun#results()} shows where it
    * stands.
    *
-   * @throws InvalidInputException for bad settings, before anything is built or sent
+   * @throws InvalidInputException for bad settings, before anything is built or sent, and when
+   *     the experiment's first trial job exists already ({@link #attach()} resumes it)
    */
   public ExperimentRun run() {
-    Objective goal = objective.orElseThrow(() -> InvalidInputException.of("objective",
+    Checked checked = check();
+    checked.deployer().attach(checked.variants().get(0).name()).ifPresent(job -> {
+      throw InvalidInputException.of("experiment", name + " has run before: its trial job "
+          + job.name() + " exists", "attach() resumes it (finished trials are not rerun);"
+          + " to start again, delete its trials (attach().delete()) or use another name");
+    });
+    BuiltPipeline built = pipeline.build();
+    return ExperimentRun.start(name, checked.objective(), settings.parallel(),
+        settings.maxFailedTrials(), () -> built, checked.plan(), checked.variants(), Map.of());
+  }
+
+  /**
+   * Resumes following this experiment as it was started (by this JVM before a restart, or by
+   * another): its trial jobs are found by name where the deployer submits, finished ones are
+   * read, running ones followed, and the trials not yet submitted run as {@link #run()} would
+   * run them, building the image only if one is still to be submitted. Give the settings the
+   * experiment was started with: each trial job's labels must show the parameters this
+   * experiment proposes for it.
+   *
+   * @throws InvalidInputException for bad settings, when no trial job exists ({@link #run()}
+   *     starts it), or when a trial job was run with other parameters
+   */
+  public ExperimentRun attach() {
+    Checked checked = check();
+    Map<Integer, TrainingJob> found = new TreeMap<>();
+    // Trials are submitted in order and none after a refused one: the first missing ends them.
+    for (int i = 0; i < checked.variants().size(); i++) {
+      JobVariant variant = checked.variants().get(i);
+      Optional<TrainingJob> job = checked.deployer().attach(variant.name());
+      if (job.isEmpty()) {
+        break;
+      }
+      requireTrialOf(job.get(), variant);
+      found.put(i, job.get());
+    }
+    if (found.isEmpty()) {
+      throw InvalidInputException.of("experiment", "no trial of " + name + " exists where the"
+          + " deployer submits (" + checked.variants().get(0).name() + " is not there)",
+          "run() starts it; check the cluster and namespace the pipeline's deployer names");
+    }
+    Supplier<BuiltPipeline> build = pipeline::build;
+    return ExperimentRun.start(name, checked.objective(), settings.parallel(),
+        settings.maxFailedTrials(), build, checked.plan(), checked.variants(), found);
+  }
+
+  /**
+   * What this experiment would create, as YAML, building and sending nothing: on
+   * {@link TuningBackend#KATIB}, Katib's {@code Experiment} (whose trial template is the job the
+   * pipeline renders, with {@code ${trialParameters..}} where the values go) and the image-pull
+   * Secret its trials share, if any; on {@link TuningBackend#OPTIMIZATION_JOB}, Trainer's
+   * {@code OptimizationJob} (and that Secret); otherwise the job of trial 1.
+   *
+   * @throws InvalidInputException for bad settings, or what Katib's admission would refuse
+   */
+  public String dryRun() {
+    if (settings.backend() == TuningBackend.KATIB) {
+      return Yaml.write(katibObjects());
+    }
+    if (settings.backend() == TuningBackend.OPTIMIZATION_JOB) {
+      return Yaml.write(optimizationJobObjects());
+    }
+    Checked checked = check();
+    return pipeline.variant(checked.variants().get(0)).dryRun();
+  }
+
+  private List<Map<String, Object>> katibObjects() {
+    KatibRendering.checkName(name);
+    Objective goal = requireObjective();
+    SearchSpace space = space();
+    // A grid's size is what Katib would propose; Katib refuses a larger maxTrialCount.
+    int maxTrials = settings.algorithm() instanceof Algorithm.Grid
+        ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
+        : settings.maxTrials();
+    Map<String, String> placeholders = KatibRendering.placeholders(space.parameters());
+    JobVariant template = JobVariant.named(KatibRendering.placeholderName(name))
+        .args(settings.style().args(placeholders)).label(EXPERIMENT_LABEL, name);
+    for (Map.Entry<String, String> env : settings.style().env(placeholders).entrySet()) {
+      template = template.env(env.getKey(), env.getValue());
+    }
+    List<Map<String, Object>> trial = Yaml.read(pipeline.variant(template).dryRun());
+    return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
+        maxTrials, settings.parallel(), settings.maxFailedTrials(), trial);
+  }
+
+  private List<Map<String, Object>> optimizationJobObjects() {
+    Validators.dns1035Label("experiment name", name);
+    Objective goal = requireObjective();
+    SearchSpace space = space();
+    OptimizationJobRendering.check(goal, settings.algorithm(), settings.maxTrials(),
+        settings.maxFailedTrials(), settings.style());
+    int maxTrials = settings.algorithm() instanceof Algorithm.Grid
+        ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
+        : settings.maxTrials();
+    JobVariant template = JobVariant.named(OptimizationJobRendering.placeholderName(name))
+        .args(ParameterStyle.ARGS.args(OptimizationJobRendering.placeholders(
+            space.parameters()))).label(EXPERIMENT_LABEL, name);
+    List<Map<String, Object>> trial = Yaml.read(pipeline.variant(template).dryRun());
+    return OptimizationJobRendering.render(name, goal, settings.algorithm(), space.parameters(),
+        maxTrials, settings.parallel(), trial);
+  }
+
+  private void requireTrialOf(TrainingJob job, JobVariant variant) {
+    Map<String, String> labels = job.labels();
+    if (!name.equals(labels.get(EXPERIMENT_LABEL))) {
+      throw InvalidInputException.of("experiment", job.kind() + " " + job.name() + " exists and"
+          + " is not a trial of experiment " + name, "name the experiment differently, or"
+          + " delete that job");
+    }
+    if (!variant.labels().get(PARAMETERS_LABEL).equals(labels.get(PARAMETERS_LABEL))) {
+      throw InvalidInputException.of("experiment", "trial job " + job.name() + " was run with"
+          + " other parameters than this experiment proposes for it: its search space,"
+          + " algorithm, seed or parameter style changed since it started",
+          "attach with the settings it was started with, or delete its trials"
+          + " (they are labelled " + EXPERIMENT_LABEL + "=" + name + ") to start again");
+    }
+  }
+
+  /** What {@link #run()} and {@link #attach()} check first, and what they found. */
+  private record Checked(Objective objective, List<Map<String, String>> plan,
+      List<JobVariant> variants, Deployer deployer) {}
+
+  private Objective requireObjective() {
+    return settings.objective().orElseThrow(() -> InvalidInputException.of("objective",
         "is not set", "add .objective(Objective.maximize(\"accuracy\"))"));
+  }
+
+  private Checked check() {
+    if (settings.backend() != TuningBackend.CLIENT) {
+      throw InvalidInputException.of("backend", settings.backend() + ": submitting it is not"
+          + " supported yet", "print it with dryRun() and create it with kubectl, or run the"
+          + " trials from this JVM with backend(TuningBackend.CLIENT)");
+    }
+    Objective goal = requireObjective();
     List<Map<String, String>> plan = plan();
     List<JobVariant> variants = new ArrayList<>();
     for (int i = 0; i < plan.size(); i++) {
@@ -167,26 +337,38 @@ public final class Experiment {
     }
     // The longest trial name and every parameter checked against the job kind, sending nothing.
     pipeline.variant(variants.get(variants.size() - 1)).dryRun();
-    BuiltPipeline built = pipeline.build();
-    return ExperimentRun.start(name, goal, parallel, maxFailedTrials, built, plan, variants);
+    Deployer deployer = pipeline.deployer().orElseThrow();
+    deployer.validateTarget();
+    return new Checked(goal, plan, variants, deployer);
   }
 
   /** Trial {@code number}'s job: its name, its parameters in the chosen style, its labels. */
   JobVariant variant(int number, Map<String, String> assignment) {
+    ParameterStyle style = settings.style();
     JobVariant variant = JobVariant.named(name + "-" + number).args(style.args(assignment))
-        .label(EXPERIMENT_LABEL, name).label(TRIAL_LABEL, String.valueOf(number));
+        .label(EXPERIMENT_LABEL, name).label(TRIAL_LABEL, String.valueOf(number))
+        .label(PARAMETERS_LABEL, fingerprint(assignment));
     for (Map.Entry<String, String> env : style.env(assignment).entrySet()) {
       variant = variant.env(env.getKey(), env.getValue());
     }
     return variant;
   }
 
+  // A label value (63 characters at most) that changes when any parameter value or the style
+  // that passes them does.
+  private String fingerprint(Map<String, String> assignment) {
+    List<String> parts = new ArrayList<>(List.of(settings.style().name()));
+    assignment.forEach((key, value) -> parts.add(key + "=" + value));
+    return Sha256.ofParts(parts).substring(0, 16);
+  }
+
   @Override
   public String toString() {
-    return "Experiment[" + name + ", parameters=" + parameters + ", objective="
-        + objective.map(Object::toString).orElse("unset") + ", algorithm=" + algorithm
-        + ", maxTrials=" + maxTrials + ", parallel=" + parallel
-        + maxFailedTrials.map(m -> ", maxFailedTrials=" + m).orElse("") + ", style=" + style
-        + "]";
+    Settings s = settings;
+    return "Experiment[" + name + ", parameters=" + s.parameters() + ", objective="
+        + s.objective().map(Object::toString).orElse("unset") + ", algorithm=" + s.algorithm()
+        + ", maxTrials=" + s.maxTrials() + ", parallel=" + s.parallel()
+        + s.maxFailedTrials().map(m -> ", maxFailedTrials=" + m).orElse("") + ", style="
+        + s.style() + ", backend=" + s.backend() + "]";
   }
 }

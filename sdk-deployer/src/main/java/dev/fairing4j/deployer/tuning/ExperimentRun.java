@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A running experiment ({@link Experiment#run()}): a daemon thread of this JVM proposes the
@@ -32,12 +33,18 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
     this.thread = owner.thread("fairing4j-experiment-" + loop.name(), this::follow);
   }
 
+  /**
+   * Starts following: {@code submitted} are the trials (by index) whose jobs exist already,
+   * {@code build} gives the image the others run from, asked once, when the first is submitted.
+   */
   static ExperimentRun start(String name, Objective objective, int parallel,
-      Optional<Integer> maxFailedTrials, BuiltPipeline built, List<Map<String, String>> plan,
-      List<JobVariant> variants) {
-    TrialLoop loop = new TrialLoop(name, objective, parallel, maxFailedTrials, built, plan,
-        variants);
-    ExperimentRun run = new ExperimentRun(loop, Owner.current());
+      Optional<Integer> maxFailedTrials, Supplier<BuiltPipeline> build,
+      List<Map<String, String>> plan, List<JobVariant> variants,
+      Map<Integer, TrainingJob> submitted) {
+    Owner owner = Owner.current();
+    TrialLoop loop = new TrialLoop(name, objective, parallel, maxFailedTrials, build, plan,
+        variants, submitted, owner);
+    ExperimentRun run = new ExperimentRun(loop, owner);
     run.owner.track(run);
     run.thread.start();
     return run;

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.BuiltPipeline;
 import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
@@ -9,32 +10,53 @@ import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Durations;
+import dev.fairing4j.core.internal.Owner;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The client-side controller of one experiment: submits the proposed trials up to the parallel
- * limit, polls the running ones, reads a finished one's objective from its metrics, and decides
- * when the experiment ends. Its state is read by other threads through {@link #results()}, so
- * every change happens under this object's monitor; the cluster calls do not.
+ * limit, learns of a trial's end from a waiter thread per running trial (the job's own
+ * {@code waitForCompletion}: the shared watch on Kubernetes, the supervisor's signal locally),
+ * reads a finished one's objective from its metrics, and decides when the experiment ends. Its
+ * state is read by other threads through {@link #results()}, so every change happens under this
+ * object's monitor; the cluster calls do not. Its threads (this loop's and one waiter per running
+ * trial, at most {@code parallel}) end with {@link #close()}.
  */
 final class TrialLoop {
   private static final Logger LOG = LoggerFactory.getLogger(TrialLoop.class);
-  private static final Duration POLL = Duration.ofSeconds(1);
+  // How often running trials are read when no waiter has spoken: a net for a lost waiter.
+  private static final Duration SAFETY_POLL = Duration.ofSeconds(30);
+  // How long a waiter whose wait failed (a lost connection) waits before the loop reads again.
+  private static final Duration RETRY = Duration.ofSeconds(2);
+  // Reads of a trial's status that may fail in a row before the trial counts as failed.
+  private static final int READ_ATTEMPTS = 5;
 
   private final String name;
   private final Objective objective;
   private final int parallel;
   private final Optional<Integer> maxFailedTrials;
-  private final BuiltPipeline built;
+  private final Supplier<BuiltPipeline> build;
+  // Built on the first submission: a resumed experiment with no trial left builds nothing.
+  private BuiltPipeline built;
   private final List<JobVariant> variants;
   private final List<Trial> trials = new ArrayList<>();
   private final long[] submittedAt;
+  private final int[] failedReads;
+  private final Owner owner;
+  private final BlockingQueue<Integer> ended = new LinkedBlockingQueue<>();
+  // The waiter of each running trial while it waits; it leaves before it tells the loop.
+  private final Map<Integer, Thread> waiters = new HashMap<>();
   private ExperimentPhase phase = ExperimentPhase.RUNNING;
   private String reason = "";
   // Set once no further trial may start: the goal was reached, or the budget or a submit failed.
@@ -43,17 +65,24 @@ final class TrialLoop {
   private boolean closed;
 
   TrialLoop(String name, Objective objective, int parallel, Optional<Integer> maxFailedTrials,
-      BuiltPipeline built, List<Map<String, String>> plan, List<JobVariant> variants) {
+      Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
+      Map<Integer, TrainingJob> submitted, Owner owner) {
     this.name = name;
+    this.owner = owner;
     this.objective = objective;
     this.parallel = parallel;
     this.maxFailedTrials = maxFailedTrials;
-    this.built = built;
+    this.build = build;
     this.variants = List.copyOf(variants);
     for (int i = 0; i < plan.size(); i++) {
       trials.add(Trial.pending(i + 1, variants.get(i).name(), plan.get(i)));
     }
     this.submittedAt = new long[plan.size()];
+    this.failedReads = new int[plan.size()];
+    submitted.forEach((index, job) -> {
+      submittedAt[index] = System.nanoTime();
+      trials.set(index, trials.get(index).running(job));
+    });
   }
 
   String name() {
@@ -61,24 +90,101 @@ final class TrialLoop {
   }
 
   void run() {
-    int next = 0;
-    while (!isClosed()) {
-      while (next < trials.size() && canStartAnother()) {
-        submit(next++);
-      }
-      if (running().isEmpty() && (next >= trials.size() || isStopping())) {
-        end();
-        return;
-      }
-      try {
-        Thread.sleep(POLL.toMillis());
-      } catch (InterruptedException e) {
-        return; // close(): the trials are left as they are
-      }
+    try {
+      // Read before anything is submitted: a resumed experiment's finished trials may have
+      // reached the goal or spent the budget.
       for (int index : running()) {
-        poll(index);
+        if (!poll(index)) {
+          startWaiter(index);
+        }
+      }
+      int next = firstUnsubmitted();
+      while (!isClosed()) {
+        while (next < trials.size() && canStartAnother()) {
+          submit(next++);
+        }
+        if (running().isEmpty() && (next >= trials.size() || isStopping())) {
+          end();
+          return;
+        }
+        Integer index;
+        try {
+          index = ended.poll(SAFETY_POLL.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          return; // close(): the trials are left as they are
+        }
+        List<Integer> toRead = index == null ? running() : List.of(index);
+        for (int each : toRead) {
+          if (!poll(each)) {
+            startWaiter(each);
+          }
+        }
+      }
+    } finally {
+      stopWaiters();
+    }
+  }
+
+  /** Waits for trial {@code index}'s job to end on a thread of its own, then tells the loop. */
+  private void startWaiter(int index) {
+    TrainingJob job;
+    synchronized (this) {
+      job = trials.get(index).job().orElseThrow();
+      if (waiters.containsKey(index)) {
+        return; // still waiting: the safety net's read found it running
       }
     }
+    Thread waiter = owner.thread("fairing4j-trial-" + job.name(), () -> {
+      try {
+        job.waitForCompletion(Duration.ofDays(3650));
+      } catch (JobFailedException failed) {
+        // The loop reads why from the job's status.
+      } catch (RuntimeException e) {
+        if (Thread.currentThread().isInterrupted() || isClosed()) {
+          return;
+        }
+        LOG.debug("experiment {}: waiting for {} failed, reading it again: {}", name,
+            job.name(), e.getMessage());
+        try {
+          Thread.sleep(RETRY.toMillis());
+        } catch (InterruptedException interrupted) {
+          return;
+        }
+      }
+      synchronized (this) {
+        waiters.remove(index);
+      }
+      ended.add(index);
+    });
+    synchronized (this) {
+      waiters.put(index, waiter);
+    }
+    waiter.start();
+  }
+
+  private void stopWaiters() {
+    List<Thread> threads;
+    synchronized (this) {
+      threads = new ArrayList<>(waiters.values());
+      waiters.clear();
+    }
+    threads.forEach(Thread::interrupt);
+    for (Thread thread : threads) {
+      try {
+        thread.join(Duration.ofSeconds(10).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private synchronized int firstUnsubmitted() {
+    int next = 0;
+    while (next < trials.size() && trials.get(next).job().isPresent()) {
+      next++;
+    }
+    return next;
   }
 
   private synchronized boolean canStartAnother() {
@@ -102,6 +208,9 @@ final class TrialLoop {
   private void submit(int index) {
     TrainingJob job;
     try {
+      if (built == null) {
+        built = build.get();
+      }
       job = built.run(variants.get(index));
     } catch (RuntimeException e) {
       // Not the trial's training failing: the cluster or the settings refuse every trial alike.
@@ -120,25 +229,38 @@ final class TrialLoop {
     }
     LOG.info("experiment {}: trial {} of {} submitted as {} ({})", name, index + 1,
         trials.size(), job.name(), trials.get(index).describeParameters());
+    startWaiter(index);
   }
 
-  private void poll(int index) {
+  /** Reads trial {@code index}; true when it has ended (and is recorded so). */
+  private boolean poll(int index) {
     Trial trial;
     synchronized (this) {
       trial = trials.get(index);
+    }
+    if (trial.status() != TrialStatus.RUNNING) {
+      return true;
     }
     TrainingJob job = trial.job().orElseThrow();
     JobStatus status;
     try {
       status = job.status();
+      failedReads[index] = 0;
     } catch (RuntimeException e) {
-      // A lost connection or a restarting API server: the next poll asks again.
-      LOG.warn("experiment {}: reading trial {}'s status failed, retrying: {}", name,
-          trial.number(), e.getMessage());
-      return;
+      // A lost connection or a restarting API server: read again, a few times.
+      if (++failedReads[index] < READ_ATTEMPTS) {
+        LOG.warn("experiment {}: reading trial {}'s status failed, retrying: {}", name,
+            trial.number(), e.getMessage());
+        return false;
+      }
+      Trial unreadable = trial.ended(TrialStatus.FAILED, Optional.empty(),
+          Duration.ofNanos(System.nanoTime() - submittedAt[index]), Optional.of(
+              "its status could not be read " + READ_ATTEMPTS + " times: " + e.getMessage()));
+      record(index, unreadable);
+      return true;
     }
     if (!status.isTerminal()) {
-      return;
+      return false;
     }
     Duration took = status.startTime().flatMap(start -> status.completionTime()
         .map(end -> Duration.between(start, end)))
@@ -150,14 +272,17 @@ final class TrialLoop {
         trials.size(), ended.describeParameters(), ended.status(), ended.objective()
             .map(v -> ": " + objective.metric() + "=" + TrialPlan.render(v))
             .orElse(ended.message().map(m -> ": " + m).orElse("")), Durations.human(took));
-    synchronized (this) {
-      trials.set(index, ended);
-      ended.objective().filter(objective::reached).ifPresent(v -> stop("goal reached: trial "
-          + ended.number() + " " + objective.metric() + "=" + TrialPlan.render(v), false));
-      long failed = trials.stream().filter(t -> t.status().isFailure()).count();
-      maxFailedTrials.filter(max -> failed > max).ifPresent(max -> stop(failed + " trials"
-          + " failed, more than maxFailedTrials=" + max, true));
-    }
+    record(index, ended);
+    return true;
+  }
+
+  private synchronized void record(int index, Trial ended) {
+    trials.set(index, ended);
+    ended.objective().filter(objective::reached).ifPresent(v -> stop("goal reached: trial "
+        + ended.number() + " " + objective.metric() + "=" + TrialPlan.render(v), false));
+    long failed = trials.stream().filter(t -> t.status().isFailure()).count();
+    maxFailedTrials.filter(max -> failed > max).ifPresent(max -> stop(failed + " trials"
+        + " failed, more than maxFailedTrials=" + max, true));
   }
 
   private Trial succeeded(Trial trial, TrainingJob job, Duration took) {

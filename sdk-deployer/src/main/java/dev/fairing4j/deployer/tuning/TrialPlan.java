@@ -95,7 +95,8 @@ public final class TrialPlan {
     return trials.stream().limit(count).map(Collections::unmodifiableMap).toList();
   }
 
-  private static List<String> gridValues(String name, Parameter parameter) {
+  /** A parameter's grid points, as a script receives them. */
+  static List<String> gridValues(String name, Parameter parameter) {
     if (parameter instanceof Parameter.Uniform u) {
       double step = u.step().orElseThrow(() -> InvalidInputException.of("searchSpace " + name,
           "a grid needs the range's step", "write Search.uniform(" + u.min() + ", " + u.max()

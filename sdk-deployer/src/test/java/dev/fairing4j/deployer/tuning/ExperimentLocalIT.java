@@ -1,19 +1,24 @@
 package dev.fairing4j.deployer.tuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobStatus;
+import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.local.LocalCluster;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -239,8 +244,12 @@ class ExperimentLocalIT {
       Thread.sleep(200);
     }
     assertThat(run.results().count(TrialStatus.RUNNING)).isEqualTo(2);
+    assertThat(threads()).as("one waiter per running trial").filteredOn(n -> n.startsWith(
+        "fairing4j-trial-stopped-")).hasSize(2);
     run.close();
-    assertThat(threads()).noneMatch(n -> n.startsWith("fairing4j-experiment-stopped"));
+    assertThat(threads()).as("the loop and the trials' waiters ended")
+        .noneMatch(n -> n.startsWith("fairing4j-experiment-stopped"))
+        .noneMatch(n -> n.startsWith("fairing4j-trial-stopped"));
     assertThat(cluster().listAll()).extracting(TrainingJob::name)
         .containsExactlyInAnyOrder("stopped-1", "stopped-2");
     Thread.sleep(1500);
@@ -266,5 +275,82 @@ class ExperimentLocalIT {
     assertThat(a.plan()).isNotEqualTo(a.algorithm(Algorithm.random(12)).plan());
     assertThat(a.plan()).allSatisfy(p -> assertThat(p).containsOnlyKeys("x"));
     assertThat(Map.copyOf(a.plan().get(0))).isEqualTo(a.plan().get(0));
+  }
+
+  @Test
+  void attachResumesAStoppedExperimentWithoutRerunningItsFinishedTrials() throws Exception {
+    // Each run of a trial appends its x to a file on a claim, so a rerun would show.
+    String script = """
+        import argparse, time
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--x", type=float)
+        args = parser.parse_args()
+        with open("/runs/started", "a") as f:
+            f.write(f"{args.x}\\n")
+        time.sleep(2)
+        print(f"score={1 - (args.x - 0.3) ** 2:.6f}")
+        """;
+    Pipeline pipeline = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(() -> BuildContext.empty()
+            .withFile("/app/train.py", ContextFile.ofText(script))
+            .withCommand(List.of("python", "/app/train.py")))
+        .deployer(Deployers.pyTorchJob("ignored").workers(0)
+            .mutate(Mutators.pvc("runs", "/runs")).on(cluster()));
+    Experiment experiment = Experiment.of("resumed", pipeline)
+        .parameter("x", Search.uniform(0, 1)).objective(Objective.maximize("score"))
+        .maxTrials(4);
+
+    ExperimentRun first = experiment.run();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (first.results().count(TrialStatus.SUCCEEDED) < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+    }
+    first.close(); // as a JVM that exits: the thread ends, trial 2's job keeps running
+    assertThat(first.results().count(TrialStatus.SUCCEEDED)).isEqualTo(1);
+    assertThatThrownBy(experiment::run).isInstanceOfSatisfying(InvalidInputException.class,
+        e -> assertThat(e.getMessage()).contains("resumed has run before", "attach()"));
+
+    ExperimentResults results;
+    try (ExperimentRun resumed = experiment.attach()) {
+      results = resumed.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(results.trials()).extracting(Trial::status).containsOnly(TrialStatus.SUCCEEDED);
+    assertThat(results.trials()).extracting(Trial::parameters).isEqualTo(experiment.plan());
+    assertThat(Files.readAllLines(volumes.resolve("runs").resolve("started")))
+        .as("each trial ran once").map(Double::parseDouble).containsExactlyInAnyOrderElementsOf(
+            experiment.plan().stream().map(p -> Double.parseDouble(p.get("x"))).toList());
+
+    // Attaching again after the end reads the same results and submits nothing.
+    try (ExperimentRun again = experiment.attach()) {
+      assertThat(again.waitForCompletion(Duration.ofSeconds(30)).trials())
+          .extracting(Trial::objective).isEqualTo(results.trials().stream()
+              .map(Trial::objective).toList());
+    }
+    assertThat(Files.readAllLines(volumes.resolve("runs").resolve("started"))).hasSize(4);
+  }
+
+  @Test
+  void attachRefusesAnExperimentThatNeverRanAndTrialsRunWithOtherParameters() {
+    Experiment experiment = Experiment.of("changed", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1)).parameter("variant", Search.choice("a", "b"))
+        .objective(Objective.maximize("score")).algorithm(Algorithm.random(1)).maxTrials(2);
+    assertThatThrownBy(experiment::attach).isInstanceOfSatisfying(InvalidInputException.class,
+        e -> assertThat(e.getMessage()).contains("no trial of changed exists", "run() starts"));
+
+    try (ExperimentRun run = experiment.run()) {
+      run.waitForCompletion(Duration.ofMinutes(1));
+    }
+    assertThatThrownBy(() -> experiment.algorithm(Algorithm.random(2)).attach())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage())
+            .contains("trial job changed-1 was run with other parameters", "seed"));
+    assertThatThrownBy(() -> experiment.parameterStyle(ParameterStyle.ENV).attach())
+        .hasMessageContaining("other parameters");
+
+    // A job of the experiment's trial name that no experiment started.
+    pipeline(ARGS_SCRIPT).variant(JobVariant.named("other-1")).run();
+    assertThatThrownBy(() -> Experiment.of("other", pipeline(ARGS_SCRIPT))
+        .parameter("x", Search.uniform(0, 1)).objective(Objective.maximize("score")).attach())
+        .hasMessageContaining("PyTorchJob other-1 exists and is not a trial of experiment other");
   }
 }

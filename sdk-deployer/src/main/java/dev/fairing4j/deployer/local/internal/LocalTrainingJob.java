@@ -14,6 +14,7 @@ import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
 import dev.fairing4j.deployer.internal.LastLines;
+import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.local.internal.logs.LocalJobLogs;
 import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
 import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
@@ -27,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -95,6 +97,14 @@ public final class LocalTrainingJob implements TrainingJob {
   @Override
   public String kind() {
     return kind;
+  }
+
+  /** The labels of the job's object in the manifest it was started with. */
+  @Override
+  public Map<String, String> labels() {
+    return store.read(jobDir).flatMap(record -> record.manifest().stream()
+        .filter(object -> kind.equals(object.get("kind"))).findFirst())
+        .map(Metadata::labelsOf).orElse(Map.of());
   }
 
   @Override
