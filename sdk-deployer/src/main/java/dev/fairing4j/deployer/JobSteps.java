@@ -10,6 +10,7 @@ import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.ClusterBackend;
 import dev.fairing4j.deployer.internal.ClusterBackends;
+import dev.fairing4j.deployer.internal.ClusterBound;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.JobRendering;
@@ -24,7 +25,7 @@ import java.util.Optional;
  * so that a deployer's public methods are the settings a user writes; this class sits in the
  * deployer's package to reach its kind's name.
  */
-final class JobSteps implements Deployer {
+final class JobSteps implements Deployer, ClusterBound {
   private final JobDeployer<?> deployer;
 
   JobSteps(JobDeployer<?> deployer) {
@@ -34,6 +35,16 @@ final class JobSteps implements Deployer {
   @Override
   public String jobName() {
     return deployer.jobName();
+  }
+
+  @Override
+  public Optional<Cluster> cluster() {
+    return deployer.options().cluster();
+  }
+
+  @Override
+  public Optional<String> namespace() {
+    return deployer.options().namespace();
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.deployer.internal.ClusterBackend;
+import dev.fairing4j.deployer.internal.CustomObjects;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.StorageBackend;
@@ -22,6 +23,7 @@ import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterConfigResolve
 import dev.fairing4j.deployer.kubernetes.internal.transport.ClusterSettings;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeEnvironment;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
+import dev.fairing4j.deployer.kubernetes.internal.transport.KubernetesObjects;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import dev.fairing4j.deployer.storage.Ensured;
@@ -39,7 +41,8 @@ import java.util.stream.Collectors;
  * lists jobs. Package-private so that none of it shows on the public class; the deployers reach
  * it through {@link dev.fairing4j.deployer.internal.ClusterBackends}.
  */
-final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDirectory.Provider {
+final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDirectory.Provider,
+    CustomObjects.Provider {
   private final ClusterSettings settings;
   private final KubeEnvironment environment;
   private final Timings timings;
@@ -174,6 +177,12 @@ final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDire
     return new KubernetesJobDirectory(() -> connection.config().namespace(), describe(),
         connection::rest,
         () -> connection.watchHub(), timings);
+  }
+
+  /** Objects of any kind through this cluster's connection; reads nothing until used. */
+  @Override
+  public CustomObjects customObjects() {
+    return new KubernetesObjects(connection::rest);
   }
 
   /** A handle on an existing job reporting phase changes to {@code progress}. */

@@ -6,8 +6,13 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.internal.ClusterBackends;
+import dev.fairing4j.deployer.internal.ClusterBound;
+import dev.fairing4j.deployer.internal.CustomObjects;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.Yaml;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -197,6 +203,9 @@ public final class Experiment {
    *     the experiment's first trial job exists already ({@link #attach()} resumes it)
    */
   public ExperimentRun run() {
+    if (settings.backend() == TuningBackend.KATIB) {
+      return onKatib(false);
+    }
     Checked checked = check();
     checked.deployer().attach(checked.variants().get(0).name()).ifPresent(job -> {
       throw InvalidInputException.of("experiment", name + " has run before: its trial job "
@@ -220,6 +229,9 @@ public final class Experiment {
    *     starts it), or when a trial job was run with other parameters
    */
   public ExperimentRun attach() {
+    if (settings.backend() == TuningBackend.KATIB) {
+      return onKatib(true);
+    }
     Checked checked = check();
     Map<Integer, TrainingJob> found = new TreeMap<>();
     // Trials are submitted in order and none after a refused one: the first missing ends them.
@@ -263,6 +275,11 @@ public final class Experiment {
   }
 
   private List<Map<String, Object>> katibObjects() {
+    return katibObjects(variant -> pipeline.variant(variant).dryRun());
+  }
+
+  /** Katib's objects, the trial job rendered by {@code render} (planned or built image). */
+  private List<Map<String, Object>> katibObjects(Function<JobVariant, String> render) {
     KatibRendering.checkName(name);
     Objective goal = requireObjective();
     SearchSpace space = space();
@@ -276,7 +293,7 @@ public final class Experiment {
     for (Map.Entry<String, String> env : settings.style().env(placeholders).entrySet()) {
       template = template.env(env.getKey(), env.getValue());
     }
-    List<Map<String, Object>> trial = Yaml.read(pipeline.variant(template).dryRun());
+    List<Map<String, Object>> trial = Yaml.read(render.apply(template));
     return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), settings.maxFailedTrials(), trial);
   }
@@ -296,6 +313,67 @@ public final class Experiment {
     List<Map<String, Object>> trial = Yaml.read(pipeline.variant(template).dryRun());
     return OptimizationJobRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), trial);
+  }
+
+  /**
+   * Submits the experiment to Katib (the image built and pushed first), or with
+   * {@code attach} finds it, and follows what Katib reports.
+   */
+  private ExperimentRun onKatib(boolean attach) {
+    List<Map<String, Object>> planned = katibObjects();
+    Deployer deployer = pipeline.deployer().orElseThrow();
+    deployer.validateTarget();
+    CustomObjects objects = customObjects(deployer);
+    Map<String, Object> experiment = planned.get(planned.size() - 1);
+    String namespace = JsonTree.text(experiment, "metadata", "namespace").orElseThrow();
+    List<Map<String, Object>> shared = planned.subList(0, planned.size() - 1);
+    Optional<Map<String, Object>> existing = objects.get(KatibRendering.API_VERSION,
+        "Experiment", namespace, name);
+    if (attach && existing.isEmpty()) {
+      objects.requireServed(KatibRendering.API_VERSION, "Experiment", namespace);
+      throw InvalidInputException.of("experiment", "Katib has no experiment " + name
+          + " in namespace " + namespace, "run() submits it");
+    }
+    if (!attach) {
+      existing.ifPresent(found -> {
+        throw InvalidInputException.of("experiment", "Katib has an experiment " + name
+            + " in namespace " + namespace + " already", "attach() follows it; delete it"
+            + " (attach().delete()) to start again, or use another name");
+      });
+      BuiltPipeline built = pipeline.build();
+      List<Map<String, Object>> submitted = katibObjects(built::dryRun);
+      for (Map<String, Object> object : submitted) {
+        if (object != submitted.get(submitted.size() - 1)) {
+          createUnlessPresent(objects, object);
+        }
+      }
+      objects.create(submitted.get(submitted.size() - 1));
+    }
+    return ExperimentRun.follow(new KatibFollower(name, namespace, requireObjective(), objects,
+        deployer::attach, shared), Owner.current());
+  }
+
+  // A Secret an earlier run of this experiment left is the same Secret.
+  private static void createUnlessPresent(CustomObjects objects, Map<String, Object> object) {
+    String apiVersion = String.valueOf(object.get("apiVersion"));
+    String kind = String.valueOf(object.get("kind"));
+    String namespace = JsonTree.text(object, "metadata", "namespace").orElseThrow();
+    String objectName = JsonTree.text(object, "metadata", "name").orElseThrow();
+    if (objects.get(apiVersion, kind, namespace, objectName).isEmpty()) {
+      objects.create(object);
+    }
+  }
+
+  private static CustomObjects customObjects(Deployer deployer) {
+    return Optional.of(deployer).filter(ClusterBound.class::isInstance)
+        .flatMap(bound -> ((ClusterBound) bound).cluster())
+        .flatMap(ClusterBackends::of)
+        .filter(CustomObjects.Provider.class::isInstance)
+        .map(backend -> ((CustomObjects.Provider) backend).customObjects())
+        .orElseThrow(() -> InvalidInputException.of("backend", "Katib runs on a Kubernetes"
+            + " cluster, and " + deployer.jobName() + " is not deployed to one",
+            "deploy with .on(Clusters.kubernetes()), or run the trials from this JVM with"
+            + " backend(TuningBackend.CLIENT) (the default), which works on any cluster"));
   }
 
   private void requireTrialOf(TrainingJob job, JobVariant variant) {
@@ -324,10 +402,10 @@ public final class Experiment {
   }
 
   private Checked check() {
-    if (settings.backend() != TuningBackend.CLIENT) {
-      throw InvalidInputException.of("backend", settings.backend() + ": submitting it is not"
-          + " supported yet", "print it with dryRun() and create it with kubectl, or run the"
-          + " trials from this JVM with backend(TuningBackend.CLIENT)");
+    if (settings.backend() == TuningBackend.OPTIMIZATION_JOB) {
+      throw InvalidInputException.of("backend", "OPTIMIZATION_JOB: submitting it is not"
+          + " supported yet", "print it with dryRun() and create it with kubectl, or use"
+          + " backend(TuningBackend.KATIB) or CLIENT");
     }
     Objective goal = requireObjective();
     List<Map<String, String>> plan = plan();

@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * An experiment as it stands: its phase and why, and every trial (parameters, status, objective,
- * duration). A notebook cell ending with one shows the table; {@link #best()} is the trial to
+ * duration, and why it failed when one did). A notebook cell ending with one shows the table; {@link #best()} is the trial to
  * keep.
  *
  * @param name the experiment's name
@@ -62,6 +62,9 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
     trials.stream().findFirst().ifPresent(t -> header.addAll(t.parameters().keySet()));
     header.add(objective.metric());
     header.add("DURATION");
+    if (hasMessages()) {
+      header.add("MESSAGE");
+    }
     return header;
   }
 
@@ -75,9 +78,22 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
       row.addAll(trial.parameters().values());
       row.add(trial.objective().map(TrialPlan::render).orElse(""));
       row.add(trial.duration().map(Durations::human).orElse(""));
+      if (hasMessages()) {
+        row.add(trial.message().map(ExperimentResults::shortened).orElse(""));
+      }
       rows.add(row);
     }
     return rows;
+  }
+
+  private boolean hasMessages() {
+    return trials.stream().anyMatch(t -> t.message().isPresent());
+  }
+
+  // A table cell: the first 80 characters of why a trial failed; Trial.message() has it all.
+  private static String shortened(String message) {
+    String line = message.replace('\n', ' ');
+    return line.length() <= 80 ? line : line.substring(0, 77) + "...";
   }
 
   /** One line: the phase, the reason, and the best trial so far. */

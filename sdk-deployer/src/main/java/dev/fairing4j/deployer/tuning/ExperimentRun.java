@@ -14,20 +14,22 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * A running experiment ({@link Experiment#run()}): a daemon thread of this JVM proposes the
- * trials, keeps the chosen number running, reads each finished trial's objective from its logs,
- * and stops at the goal, at the last trial, or past the failed-trial budget. A notebook cell
+ * A running experiment ({@link Experiment#run()}, {@link Experiment#attach()}). With the SDK's
+ * own trials a daemon thread of this JVM proposes them, keeps the chosen number running, reads
+ * each finished trial's objective from its logs, and stops at the goal, at the last trial, or
+ * past the failed-trial budget; on Katib the thread reads what Katib reports. A notebook cell
  * ending with one shows the trials table as it stands.
  *
- * <p>{@link #close()} stops following: no further trial is submitted, and the trials' jobs are
- * left as they are. {@link #delete()} also deletes every trial's job. Either ends the thread.
+ * <p>{@link #close()} stops following: no further trial is submitted, and what runs on the
+ * cluster is left as it is. {@link #delete()} also deletes what the experiment created: every
+ * trial's job, or Katib's Experiment. Either ends this JVM's threads.
  */
 public final class ExperimentRun implements Displayable, AutoCloseable {
-  private final TrialLoop loop;
+  private final Following loop;
   private final Thread thread;
   private final Owner owner;
 
-  private ExperimentRun(TrialLoop loop, Owner owner) {
+  private ExperimentRun(Following loop, Owner owner) {
     this.loop = loop;
     this.owner = owner;
     this.thread = owner.thread("fairing4j-experiment-" + loop.name(), this::follow);
@@ -42,9 +44,13 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
       List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted) {
     Owner owner = Owner.current();
-    TrialLoop loop = new TrialLoop(name, objective, parallel, maxFailedTrials, build, plan,
-        variants, submitted, owner);
-    ExperimentRun run = new ExperimentRun(loop, owner);
+    return follow(new TrialLoop(name, objective, parallel, maxFailedTrials, build, plan,
+        variants, submitted, owner), owner);
+  }
+
+  /** Starts following {@code following} on a thread of {@code owner}'s. */
+  static ExperimentRun follow(Following following, Owner owner) {
+    ExperimentRun run = new ExperimentRun(following, owner);
     run.owner.track(run);
     run.thread.start();
     return run;
@@ -110,12 +116,13 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
     }
   }
 
-  /** Stops following, then deletes every trial's job (running ones are stopped). */
+  /**
+   * Stops following, then deletes what the experiment created: every trial's job (running ones
+   * are stopped); on Katib, the Experiment, whose trials and jobs Katib deletes with it.
+   */
   public void delete() {
     close();
-    for (Trial trial : results().trials()) {
-      trial.job().ifPresent(TrainingJob::delete);
-    }
+    loop.deleteCreated();
   }
 
   /** The trials table as text. */

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * object's monitor; the cluster calls do not. Its threads (this loop's and one waiter per running
  * trial, at most {@code parallel}) end with {@link #close()}.
  */
-final class TrialLoop {
+final class TrialLoop implements Following {
   private static final Logger LOG = LoggerFactory.getLogger(TrialLoop.class);
   // How often running trials are read when no waiter has spoken: a net for a lost waiter.
   private static final Duration SAFETY_POLL = Duration.ofSeconds(30);
@@ -85,11 +85,13 @@ final class TrialLoop {
     });
   }
 
-  String name() {
+  @Override
+  public String name() {
     return name;
   }
 
-  void run() {
+  @Override
+  public void run() {
     try {
       // Read before anything is submitted: a resumed experiment's finished trials may have
       // reached the goal or spent the budget.
@@ -358,12 +360,14 @@ final class TrialLoop {
         + stopping.map(s -> "; no further trials: " + s).orElse("");
   }
 
-  synchronized ExperimentResults results() {
+  @Override
+  public synchronized ExperimentResults results() {
     return new ExperimentResults(name, objective, phase, phase.isFinished() ? reason
         : progress(), trials);
   }
 
-  synchronized ExperimentResults awaitEnd(Duration timeout) {
+  @Override
+  public synchronized ExperimentResults awaitEnd(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       while (!phase.isFinished() && !closed) {
@@ -379,12 +383,22 @@ final class TrialLoop {
     return results();
   }
 
-  synchronized boolean isClosed() {
+  @Override
+  public synchronized boolean isClosed() {
     return closed;
   }
 
-  synchronized void close() {
+  @Override
+  public synchronized void close() {
     closed = true;
     notifyAll();
+  }
+
+  /** Deletes every trial's job (running ones are stopped). */
+  @Override
+  public void deleteCreated() {
+    for (Trial trial : results().trials()) {
+      trial.job().ifPresent(TrainingJob::delete);
+    }
   }
 }

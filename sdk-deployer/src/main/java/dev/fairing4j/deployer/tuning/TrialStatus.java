@@ -17,7 +17,12 @@ public enum TrialStatus {
    * Its job succeeded without printing the objective metric (a misspelt name, a print the
    * parser does not read): counted as failed, as Katib counts it.
    */
-  METRICS_UNAVAILABLE("MetricsUnavailable");
+  METRICS_UNAVAILABLE("MetricsUnavailable"),
+  /**
+   * Stopped early by Katib's early stopping (its objective so far was worse than the median of
+   * the trials before it); it has the objective value it had reached.
+   */
+  EARLY_STOPPED("EarlyStopped");
 
   private final String label;
 

@@ -244,9 +244,13 @@ class KatibRenderingTest {
   }
 
   @Test
-  void runningOnKatibIsRefusedUntilItIsSupportedAndNamesTheDryRun() {
+  void runningOnKatibNeedsAKubernetesClusterAndSaysSoBeforeBuilding() {
     assertThatThrownBy(() -> experiment(Deployers.pyTorchJob("mnist")
         .on(new CapturingCluster())).run())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("backend")).hasMessageContaining("Katib runs on a Kubernetes cluster",
+                "backend(TuningBackend.CLIENT)");
+    assertThatThrownBy(() -> OptimizationJobRenderingTest.trainJobExperiment("team").run())
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
             .isEqualTo("backend")).hasMessageContaining("dryRun()");
   }

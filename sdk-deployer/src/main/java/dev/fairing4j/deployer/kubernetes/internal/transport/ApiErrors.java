@@ -6,6 +6,7 @@ import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -34,6 +35,15 @@ public final class ApiErrors {
       + " \"github.com/kubeflow/trainer.git/manifests/overlays/manager?ref=v2.3.0\" && kubectl"
       + " apply --server-side -k"
       + " \"github.com/kubeflow/trainer.git/manifests/overlays/runtimes?ref=v2.3.0\"";
+
+  /** How to install Katib, the release fairing4j renders Experiments for. */
+  public static final String INSTALL_KATIB = "kubectl apply -k"
+      + " \"github.com/kubeflow/katib.git/manifests/v1beta1/installs/katib-standalone"
+      + "?ref=v0.19.0\"";
+
+  // Katib's kinds share the training operator's group.
+  private static final Set<String> KATIB_KINDS = Set.of("Experiment",
+      "Trial", "Suggestion");
 
   private static final Pattern RBAC_DENIAL = Pattern.compile("cannot \\S+ resource \"");
 
@@ -147,17 +157,28 @@ public final class ApiErrors {
           "not found (HTTP 404)" + suffix(serverMessage),
           "check the namespace and the API server URL of this context", 404, null);
     }
-    boolean kubeflow = ResourceRef.KUBEFLOW_GROUP.equals(resource.group());
-    boolean trainer = ResourceRef.TRAINER_GROUP.equals(resource.group());
+    boolean katib = ResourceRef.KUBEFLOW_GROUP.equals(resource.group())
+        && KATIB_KINDS.contains(resource.kind());
+    boolean kubeflow = ResourceRef.KUBEFLOW_GROUP.equals(resource.group()) && !katib;
+    boolean optimization = ResourceRef.TRAINER_GROUP.equals(resource.group())
+        && resource.kind().equals("OptimizationJob");
+    boolean trainer = ResourceRef.TRAINER_GROUP.equals(resource.group()) && !optimization;
     boolean kserve = ResourceRef.KSERVE_GROUP.equals(resource.group());
     String message = "the API server does not serve " + resource.qualifiedName() + " (version "
         + resource.version() + "): the " + resource.kind() + " CRD is not installed"
         + (kubeflow ? " (the Kubeflow training operator is missing)"
+            : katib ? " (Katib is missing)"
+            : optimization ? " (a Kubeflow Trainer newer than v2.3 is missing)"
             : trainer ? " (Kubeflow Trainer v2 is missing)"
             : kserve ? " (KServe is missing)" : "");
     String check = "check with 'kubectl get crd " + resource.qualifiedName() + "'";
     String hint = kubeflow
         ? "install the Kubeflow training operator: " + INSTALL_OPERATOR + "; " + check
+        : katib ? "install Katib: " + INSTALL_KATIB + "; " + check + ", or run the trials"
+            + " from this JVM with backend(TuningBackend.CLIENT), which needs no Katib"
+        : optimization ? "install a Kubeflow Trainer that serves OptimizationJob (its main"
+            + " branch after v2.3); " + check + ", or use backend(TuningBackend.KATIB) or"
+            + " CLIENT"
         : trainer ? "install Kubeflow Trainer v2 and its runtimes: " + INSTALL_TRAINER + "; "
             + check
         : kserve ? "install KServe: " + INSTALL_KSERVE + "; " + check
