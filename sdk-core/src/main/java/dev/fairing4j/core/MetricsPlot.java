@@ -2,9 +2,7 @@ package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.ChartRenderer;
 import dev.fairing4j.core.internal.KernelBridge;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,9 +10,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -118,34 +114,7 @@ public final class MetricsPlot implements Displayable {
    *     or the file is a directory (before anything is drawn)
    */
   public Path save(Path file) {
-    Objects.requireNonNull(file, "file");
-    String name = file.getFileName() == null ? "" : file.getFileName().toString()
-        .toLowerCase(Locale.ROOT);
-    ChartRenderer.Format format;
-    if (name.endsWith(".png")) {
-      format = ChartRenderer.Format.PNG;
-    } else if (name.endsWith(".svg")) {
-      format = ChartRenderer.Format.SVG;
-    } else {
-      throw InvalidInputException.of("file", file + " is neither .png nor .svg",
-          "name the file loss.png or loss.svg");
-    }
-    if (Files.isDirectory(file)) {
-      throw InvalidInputException.of("file", file + " is a directory",
-          "name a file in it, e.g. " + file.resolve("metrics.png"));
-    }
-    byte[] bytes = ChartRenderer.find().render(chart(), format);
-    try {
-      Path parent = file.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      Files.write(file, bytes);
-    } catch (IOException e) {
-      throw FairingException.of("save metrics plot", file.toString(), e.getMessage(),
-          "check that the directory is writable", e);
-    }
-    return file;
+    return ChartRenderer.save(this::chart, file, "loss");
   }
 
   private ChartRenderer.Chart chart() {

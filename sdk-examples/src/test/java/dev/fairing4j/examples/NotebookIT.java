@@ -231,6 +231,12 @@ class NotebookIT {
         "best: trial \\d accuracy=0\\.\\d+ with lr=[0-9.]+, momentum=[0-9.]+");
     assertThat(html(cell(executed, "search.best()"))).startsWith("<table>")
         .contains("<th>accuracy</th>");
+    for (String plotCell : List.of("search.results().plot()",
+        "search.results().parameterPlot()")) {
+      JsonNode trialPlot = result(cellExactly(executed, plotCell));
+      assertThat(Base64.getDecoder().decode(text(trialPlot.path("data").path("image/png"))
+          .replace("\n", ""))).as(plotCell).startsWith(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+    }
 
     // Saved next to the model.
     assertThat(streams(cell(executed, "Files.size(model)"))).contains("model saved to ");

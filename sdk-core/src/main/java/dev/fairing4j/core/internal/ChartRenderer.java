@@ -1,9 +1,15 @@
 package dev.fairing4j.core.internal;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.util.function.Supplier;
 
 /**
  * Draws charts for {@code MetricsPlot}. sdk-core has no drawing library (it keeps I/O-heavy
@@ -50,6 +56,45 @@ public interface ChartRenderer {
 
   /** One line: x and y of equal length. */
   record Series(String name, double[] x, double[] y) {}
+
+  /**
+   * Draws the chart {@code chart} makes to {@code file}, as PNG or SVG by its extension,
+   * creating its directory; returns the file. What both plots' {@code save(..)} do.
+   *
+   * @throws InvalidInputException when the extension is neither {@code .png} nor {@code .svg},
+   *     or the file is a directory, before anything is drawn
+   */
+  static Path save(Supplier<Chart> chart, Path file, String exampleStem) {
+    Objects.requireNonNull(file, "file");
+    String name = file.getFileName() == null ? "" : file.getFileName().toString()
+        .toLowerCase(Locale.ROOT);
+    Format format;
+    if (name.endsWith(".png")) {
+      format = Format.PNG;
+    } else if (name.endsWith(".svg")) {
+      format = Format.SVG;
+    } else {
+      throw InvalidInputException.of("file", file + " is neither .png nor .svg",
+          "name the file " + exampleStem + ".png or " + exampleStem + ".svg");
+    }
+    if (Files.isDirectory(file)) {
+      throw InvalidInputException.of("file", file + " is a directory",
+          "name a file in it, e.g. " + file.resolve(exampleStem + ".png"));
+    }
+    Chart drawn = chart.get();
+    byte[] bytes = find().render(drawn, format);
+    try {
+      Path parent = file.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      Files.write(file, bytes);
+    } catch (IOException e) {
+      throw FairingException.of("save " + drawn.title(), file.toString(), e.getMessage(),
+          "check that the directory is writable", e);
+    }
+    return file;
+  }
 
   /**
    * The renderer on the class path.

@@ -63,7 +63,7 @@ public final class Experiment {
   /** Everything but the name and the pipeline, as one value that each fluent call copies. */
   private record Settings(TreeMap<String, Parameter> parameters, Optional<Objective> objective,
       Algorithm algorithm, int maxTrials, int parallel, Optional<Integer> maxFailedTrials,
-      ParameterStyle style, TuningBackend backend) {}
+      ParameterStyle style, TuningBackend backend, Optional<EarlyStopping> earlyStopping) {}
 
   private Experiment(String name, Pipeline pipeline, Settings settings) {
     this.name = name;
@@ -80,13 +80,14 @@ public final class Experiment {
     Validators.dns1035Label("experiment name", name);
     return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), new Settings(
         new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(),
-        ParameterStyle.ARGS, TuningBackend.CLIENT));
+        ParameterStyle.ARGS, TuningBackend.CLIENT, Optional.empty()));
   }
 
   private Experiment with(TreeMap<String, Parameter> parameters) {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(parameters, s.objective(), s.algorithm(),
-        s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend()));
+        s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
+        s.earlyStopping()));
   }
 
   /** With one more parameter to vary (replacing one of that name). */
@@ -107,7 +108,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), Optional.of(
         Objects.requireNonNull(value, "objective")), s.algorithm(), s.maxTrials(), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
   }
 
   /**
@@ -118,7 +119,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         Objects.requireNonNull(value, "algorithm"), s.maxTrials(), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
   }
 
   /** How many trials at most (a grid runs fewer when it has fewer points); default 10. */
@@ -126,7 +127,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), Validators.atLeast("maxTrials", value, 1), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
   }
 
   /** How many trials run at once; default 1. */
@@ -134,7 +135,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), Validators.atLeast("parallel", value, 1),
-        s.maxFailedTrials(), s.style(), s.backend()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
   }
 
   /**
@@ -146,7 +147,8 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(),
-        Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), s.style(), s.backend()));
+        Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), s.style(), s.backend(),
+        s.earlyStopping()));
   }
 
   /** How parameters reach the script: {@code --lr=0.01} (the default) or {@code LR=0.01}. */
@@ -154,7 +156,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(),
-        Objects.requireNonNull(value, "parameterStyle"), s.backend()));
+        Objects.requireNonNull(value, "parameterStyle"), s.backend(), s.earlyStopping()));
   }
 
   /**
@@ -166,7 +168,19 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(),
-        Objects.requireNonNull(value, "backend")));
+        Objects.requireNonNull(value, "backend"), s.earlyStopping()));
+  }
+
+  /**
+   * Stops trials that are clearly behind, by Katib's median rule
+   * ({@code EarlyStopping.medianStop()}); the objective must be printed during training (each
+   * epoch's {@code accuracy=..}), not only at the end. Off by default.
+   */
+  public Experiment earlyStopping(EarlyStopping value) {
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
+        Optional.of(Objects.requireNonNull(value, "earlyStopping"))));
   }
 
   /** The experiment's name, its trials' prefix. */
@@ -214,7 +228,8 @@ public final class Experiment {
     });
     BuiltPipeline built = pipeline.build();
     return ExperimentRun.start(name, checked.objective(), settings.parallel(),
-        settings.maxFailedTrials(), () -> built, checked.plan(), checked.variants(), Map.of());
+        settings.maxFailedTrials(), settings.earlyStopping(), () -> built, checked.plan(),
+        checked.variants(), Map.of());
   }
 
   /**
@@ -251,7 +266,8 @@ public final class Experiment {
     }
     Supplier<BuiltPipeline> build = pipeline::build;
     return ExperimentRun.start(name, checked.objective(), settings.parallel(),
-        settings.maxFailedTrials(), build, checked.plan(), checked.variants(), found);
+        settings.maxFailedTrials(), settings.earlyStopping(), build, checked.plan(),
+        checked.variants(), found);
   }
 
   /**
@@ -295,7 +311,8 @@ public final class Experiment {
     }
     List<Map<String, Object>> trial = Yaml.read(render.apply(template));
     return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
-        maxTrials, settings.parallel(), settings.maxFailedTrials(), trial);
+        maxTrials, settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(),
+        trial);
   }
 
   private List<Map<String, Object>> optimizationJobObjects() {
@@ -304,6 +321,10 @@ public final class Experiment {
     SearchSpace space = space();
     OptimizationJobRendering.check(goal, settings.algorithm(), settings.maxTrials(),
         settings.maxFailedTrials(), settings.style());
+    settings.earlyStopping().ifPresent(rule -> {
+      throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
+          + " stopping", "drop .earlyStopping(..), or use backend KATIB or CLIENT");
+    });
     int maxTrials = settings.algorithm() instanceof Algorithm.Grid
         ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
         : settings.maxTrials();
@@ -446,7 +467,8 @@ public final class Experiment {
     return "Experiment[" + name + ", parameters=" + s.parameters() + ", objective="
         + s.objective().map(Object::toString).orElse("unset") + ", algorithm=" + s.algorithm()
         + ", maxTrials=" + s.maxTrials() + ", parallel=" + s.parallel()
-        + s.maxFailedTrials().map(m -> ", maxFailedTrials=" + m).orElse("") + ", style="
+        + s.maxFailedTrials().map(m -> ", maxFailedTrials=" + m).orElse("")
+        + s.earlyStopping().map(e -> ", earlyStopping=" + e).orElse("") + ", style="
         + s.style() + ", backend=" + s.backend() + "]";
   }
 }

@@ -12,8 +12,8 @@ import java.util.Optional;
 
 /**
  * An experiment as it stands: its phase and why, and every trial (parameters, status, objective,
- * duration, and why it failed when one did). A notebook cell ending with one shows the table; {@link #best()} is the trial to
- * keep.
+ * duration, and why it failed when one did). A notebook cell ending with one shows the table;
+ * {@link #best()} is the trial to keep; {@link #plot()} and {@link #parameterPlot()} draw them.
  *
  * @param name the experiment's name
  * @param objective what it optimizes
@@ -47,6 +47,25 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
         .min(byValue.thenComparing(Trial::number));
   }
 
+  /**
+   * The objective of each trial in order, with the best so far: a notebook shows it,
+   * {@code save(Path.of("trials.png"))} writes it.
+   *
+   * @throws dev.fairing4j.core.FairingException when no trial has an objective value yet
+   */
+  public TrialPlot plot() {
+    return TrialPlot.perTrial(this);
+  }
+
+  /**
+   * The objective against each parameter, a panel each.
+   *
+   * @throws dev.fairing4j.core.FairingException when no trial has an objective value yet
+   */
+  public TrialPlot parameterPlot() {
+    return TrialPlot.perParameter(this);
+  }
+
   /** How many trials have {@code status}. */
   public long count(TrialStatus status) {
     return trials.stream().filter(t -> t.status() == status).count();
@@ -59,7 +78,7 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
 
   private List<String> header() {
     List<String> header = new ArrayList<>(List.of("TRIAL", "STATUS"));
-    trials.stream().findFirst().ifPresent(t -> header.addAll(t.parameters().keySet()));
+    header.addAll(parameterNames());
     header.add(objective.metric());
     header.add("DURATION");
     if (hasMessages()) {
@@ -75,7 +94,7 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
       List<String> row = new ArrayList<>();
       row.add(trial.number() + (best.filter(b -> b == trial.number()).isPresent() ? " *" : ""));
       row.add(trial.status().toString());
-      row.addAll(trial.parameters().values());
+      parameterNames().forEach(name -> row.add(trial.parameters().getOrDefault(name, "")));
       row.add(trial.objective().map(TrialPlan::render).orElse(""));
       row.add(trial.duration().map(Durations::human).orElse(""));
       if (hasMessages()) {
@@ -84,6 +103,11 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
       rows.add(row);
     }
     return rows;
+  }
+
+  private List<String> parameterNames() {
+    return trials.stream().findFirst().map(t -> List.copyOf(t.parameters().keySet()))
+        .orElse(List.of());
   }
 
   private boolean hasMessages() {

@@ -40,12 +40,12 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
    * {@code build} gives the image the others run from, asked once, when the first is submitted.
    */
   static ExperimentRun start(String name, Objective objective, int parallel,
-      Optional<Integer> maxFailedTrials, Supplier<BuiltPipeline> build,
-      List<Map<String, String>> plan, List<JobVariant> variants,
+      Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
+      Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted) {
     Owner owner = Owner.current();
-    return follow(new TrialLoop(name, objective, parallel, maxFailedTrials, build, plan,
-        variants, submitted, owner), owner);
+    return follow(new TrialLoop(name, objective, parallel, maxFailedTrials, earlyStopping,
+        build, plan, variants, submitted, owner), owner);
   }
 
   /** Starts following {@code following} on a thread of {@code owner}'s. */

@@ -17,8 +17,27 @@ interface Following {
   /** Where the experiment stands now. */
   ExperimentResults results();
 
-  /** Waits until the experiment ends, {@code timeout} passes or {@link #close()}; then results. */
-  ExperimentResults awaitEnd(Duration timeout);
+  /**
+   * Waits until the experiment ends, {@code timeout} passes or {@link #close()}; then results.
+   * The follower calls {@code notifyAll()} on itself when its results or closed state change.
+   */
+  default ExperimentResults awaitEnd(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (this) {
+      try {
+        while (!results().phase().isFinished() && !isClosed()) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            break;
+          }
+          wait(Math.max(1, left / 1_000_000));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return results();
+    }
+  }
 
   /** Whether {@link #close()} was called. */
   boolean isClosed();

@@ -211,23 +211,6 @@ final class KatibFollower implements Following {
   }
 
   @Override
-  public synchronized ExperimentResults awaitEnd(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    try {
-      while (!results.phase().isFinished() && !closed) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        wait(Math.max(1, left / 1_000_000));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return results;
-  }
-
-  @Override
   public synchronized boolean isClosed() {
     return closed;
   }

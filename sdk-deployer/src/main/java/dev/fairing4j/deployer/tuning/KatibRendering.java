@@ -52,6 +52,15 @@ final class KatibRendering {
     return experiment + "-xtrialx1";
   }
 
+  /** The metadata of what an experiment hands to a controller: name, namespace, the SDK's label. */
+  static Map<String, Object> metadata(String name, String namespace) {
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put("name", name);
+    metadata.put("namespace", namespace);
+    metadata.put("labels", Map.of(Metadata.MANAGED_BY, Metadata.MANAGED_BY_VALUE));
+    return metadata;
+  }
+
   /** Refuses an experiment name Katib's webhook refuses. */
   static void checkName(String experiment) {
     if (experiment.length() > KATIB_NAME_MAX || !KATIB_NAME.matcher(experiment).matches()) {
@@ -74,7 +83,8 @@ final class KatibRendering {
    */
   static List<Map<String, Object>> render(String name, Objective objective, Algorithm algorithm,
       SortedMap<String, Parameter> space, int maxTrials, int parallel,
-      Optional<Integer> maxFailedTrials, List<Map<String, Object>> trialObjects) {
+      Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
+      List<Map<String, Object>> trialObjects) {
     checkName(name);
     String placeholder = placeholderName(name);
     List<Map<String, Object>> shared = new ArrayList<>();
@@ -109,11 +119,7 @@ final class KatibRendering {
     Map<String, Object> experiment = new LinkedHashMap<>();
     experiment.put("apiVersion", API_VERSION);
     experiment.put("kind", "Experiment");
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("name", name);
-    metadata.put("namespace", namespace);
-    metadata.put("labels", Map.of(Metadata.MANAGED_BY, Metadata.MANAGED_BY_VALUE));
-    experiment.put("metadata", metadata);
+    experiment.put("metadata", metadata(name, namespace));
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("objective", objective(objective));
     spec.put("algorithm", algorithm(algorithm));
@@ -122,6 +128,10 @@ final class KatibRendering {
     spec.put("maxTrialCount", maxTrials);
     maxFailedTrials.ifPresent(max -> spec.put("maxFailedTrialCount", Math.min(max, maxTrials)));
     spec.put("parameters", parameters(space, algorithm));
+    earlyStopping.ifPresent(rule -> spec.put("earlyStopping", pair("algorithmName",
+        "medianstop", "algorithmSettings", List.of(pair("name", "min_trials_required", "value",
+            String.valueOf(rule.minTrials())), pair("name", "start_step", "value",
+                String.valueOf(rule.startStep()))))));
     spec.put("metricsCollectorSpec", Map.of("collector", Map.of("kind", "StdOut")));
     spec.put("trialTemplate", trialTemplate(kind, space, template));
     experiment.put("spec", spec);

@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.PullSecret;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -124,11 +123,7 @@ final class OptimizationJobRendering {
     Map<String, Object> optimization = new LinkedHashMap<>();
     optimization.put("apiVersion", API_VERSION);
     optimization.put("kind", "OptimizationJob");
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("name", name);
-    metadata.put("namespace", namespace);
-    metadata.put("labels", Map.of(Metadata.MANAGED_BY, Metadata.MANAGED_BY_VALUE));
-    optimization.put("metadata", metadata);
+    optimization.put("metadata", KatibRendering.metadata(name, namespace));
     Map<String, Object> spec = new LinkedHashMap<>();
     Map<String, Object> target = new LinkedHashMap<>();
     target.put("metric", objective.metric());

@@ -3,10 +3,10 @@ package dev.fairing4j.deployer.tuning;
 import dev.fairing4j.core.TrainingJob;
 import java.time.Duration;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * One trial of an experiment as it stands: the parameters it was given, its status, its
@@ -25,10 +25,10 @@ public record Trial(int number, String name, Map<String, String> parameters, Tri
     Optional<Double> objective, Optional<Duration> duration, Optional<String> message,
     Optional<TrainingJob> job) {
 
-  /** Copies the parameters. */
+  /** Copies the parameters, in name order. */
   public Trial {
     Objects.requireNonNull(name, "name");
-    parameters = Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+    parameters = Collections.unmodifiableMap(new TreeMap<>(parameters));
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(objective, "objective");
     Objects.requireNonNull(duration, "duration");

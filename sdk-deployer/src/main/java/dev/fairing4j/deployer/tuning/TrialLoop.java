@@ -8,6 +8,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.LogLine;
+import dev.fairing4j.core.MetricPoint;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Durations;
 import dev.fairing4j.core.internal.Owner;
@@ -39,6 +40,8 @@ final class TrialLoop implements Following {
   private static final Duration SAFETY_POLL = Duration.ofSeconds(30);
   // How long a waiter whose wait failed (a lost connection) waits before the loop reads again.
   private static final Duration RETRY = Duration.ofSeconds(2);
+  // How often running trials' metrics are read for the median rule.
+  private static final Duration EARLY_STOP_CHECK = Duration.ofSeconds(3);
   // Reads of a trial's status that may fail in a row before the trial counts as failed.
   private static final int READ_ATTEMPTS = 5;
 
@@ -46,6 +49,10 @@ final class TrialLoop implements Following {
   private final Objective objective;
   private final int parallel;
   private final Optional<Integer> maxFailedTrials;
+  private final Optional<EarlyStopping> earlyStopping;
+  // Each succeeded trial's average objective value, for the median rule; the loop's own.
+  private final Map<Integer, Double> averages = new HashMap<>();
+  private long lastEarlyStopCheck = System.nanoTime();
   private final Supplier<BuiltPipeline> build;
   // Built on the first submission: a resumed experiment with no trial left builds nothing.
   private BuiltPipeline built;
@@ -65,9 +72,11 @@ final class TrialLoop implements Following {
   private boolean closed;
 
   TrialLoop(String name, Objective objective, int parallel, Optional<Integer> maxFailedTrials,
-      Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
+      Optional<EarlyStopping> earlyStopping, Supplier<BuiltPipeline> build,
+      List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted, Owner owner) {
     this.name = name;
+    this.earlyStopping = earlyStopping;
     this.owner = owner;
     this.objective = objective;
     this.parallel = parallel;
@@ -111,7 +120,8 @@ final class TrialLoop implements Following {
         }
         Integer index;
         try {
-          index = ended.poll(SAFETY_POLL.toMillis(), TimeUnit.MILLISECONDS);
+          index = ended.poll((earlyStopping.isPresent() ? EARLY_STOP_CHECK : SAFETY_POLL)
+              .toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
           return; // close(): the trials are left as they are
         }
@@ -119,6 +129,13 @@ final class TrialLoop implements Following {
         for (int each : toRead) {
           if (!poll(each)) {
             startWaiter(each);
+          }
+        }
+        if (earlyStopping.isPresent() && System.nanoTime() - lastEarlyStopCheck
+            >= EARLY_STOP_CHECK.toNanos()) {
+          lastEarlyStopCheck = System.nanoTime();
+          for (int each : running()) {
+            checkEarlyStop(each, earlyStopping.get());
           }
         }
       }
@@ -297,11 +314,77 @@ final class TrialLoop implements Following {
     }
     Optional<Double> value = objective.valueOf(metrics);
     if (value.isPresent()) {
+      List<MetricPoint> series = leadSeries(metrics);
+      averages.put(trial.number() - 1, series.stream().mapToDouble(MetricPoint::value)
+          .average().orElse(value.get()));
       return trial.ended(TrialStatus.SUCCEEDED, value, took, Optional.empty());
     }
     return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took, Optional.of(
         "the job succeeded but printed no '" + objective.metric() + "=<number>' line"
             + (metrics.names().isEmpty() ? "" : " (it printed " + metrics.names() + ")")));
+  }
+
+  // The objective's values as the lead replica (the first that logged it) reported them.
+  private List<MetricPoint> leadSeries(JobMetrics metrics) {
+    for (String replica : metrics.replicas()) {
+      List<MetricPoint> series = metrics.series(replica, objective.metric());
+      if (!series.isEmpty()) {
+        return series;
+      }
+    }
+    return List.of();
+  }
+
+  /**
+   * Katib's median rule: once enough trials have succeeded, a running trial that has reported
+   * {@code startStep} values and whose latest is worse than the median of the succeeded trials'
+   * averages is stopped: recorded as stopped early first, then its job deleted.
+   */
+  private void checkEarlyStop(int index, EarlyStopping rule) {
+    if (averages.size() < rule.minTrials()) {
+      return;
+    }
+    Trial trial;
+    synchronized (this) {
+      trial = trials.get(index);
+    }
+    TrainingJob job = trial.job().orElseThrow();
+    List<MetricPoint> series;
+    try {
+      series = leadSeries(job.metrics());
+    } catch (RuntimeException e) {
+      LOG.debug("experiment {}: no metrics of {} yet: {}", name, job.name(), e.getMessage());
+      return;
+    }
+    if (series.size() < rule.startStep()) {
+      return;
+    }
+    double median = median(averages.values().stream().toList());
+    double latest = series.get(series.size() - 1).value();
+    if (!objective.direction().better(median, latest)) {
+      return;
+    }
+    String why = "stopped early: " + objective.metric() + "=" + TrialPlan.render(latest)
+        + " after " + series.size() + " values, worse than the median " + TrialPlan.render(median)
+        + " of " + averages.size() + " succeeded trials";
+    Trial stopped = trial.ended(TrialStatus.EARLY_STOPPED, objective.strategy().of(series),
+        Duration.ofNanos(System.nanoTime() - submittedAt[index]), Optional.of(why));
+    record(index, stopped);
+    LOG.info("experiment {}: trial {} of {} ({}) {}", name, stopped.number(), trials.size(),
+        stopped.describeParameters(), why);
+    try {
+      job.delete();
+    } catch (RuntimeException e) {
+      LOG.warn("experiment {}: deleting {}, stopped early, failed: {}", name, job.name(),
+          e.getMessage());
+    }
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int middle = sorted.size() / 2;
+    return sorted.size() % 2 == 1 ? sorted.get(middle)
+        : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
   }
 
   private static String whyFailed(JobStatus status, TrainingJob job) {
@@ -345,9 +428,11 @@ final class TrialLoop implements Following {
       reason = "no trial printed " + objective.metric() + ": " + failed + " of " + ran
           + " failed or printed no '" + objective.metric() + "=<number>' line";
     } else {
+      long early = trials.stream().filter(t -> t.status() == TrialStatus.EARLY_STOPPED)
+          .count();
       phase = ExperimentPhase.SUCCEEDED;
-      reason = "all " + ran + " trials ended, " + succeeded + " succeeded, " + failed
-          + " failed";
+      reason = "all " + (ran + early) + " trials ended, " + succeeded + " succeeded, "
+          + (early > 0 ? early + " stopped early, " : "") + failed + " failed";
     }
     LOG.info("experiment {}: {} ({})", name, phase, reason);
     notifyAll();
@@ -367,23 +452,6 @@ final class TrialLoop implements Following {
   }
 
   @Override
-  public synchronized ExperimentResults awaitEnd(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    try {
-      while (!phase.isFinished() && !closed) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        wait(Math.max(1, left / 1_000_000));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return results();
-  }
-
-  @Override
   public synchronized boolean isClosed() {
     return closed;
   }
@@ -394,11 +462,20 @@ final class TrialLoop implements Following {
     notifyAll();
   }
 
-  /** Deletes every trial's job (running ones are stopped). */
+  /** Deletes every trial's job (running ones are stopped); one that fails does not stop it. */
   @Override
   public void deleteCreated() {
     for (Trial trial : results().trials()) {
-      trial.job().ifPresent(TrainingJob::delete);
+      if (trial.status() == TrialStatus.EARLY_STOPPED) {
+        continue; // deleted when it was stopped
+      }
+      trial.job().ifPresent(job -> {
+        try {
+          job.delete();
+        } catch (RuntimeException e) {
+          LOG.warn("experiment {}: deleting {} failed: {}", name, job.name(), e.getMessage());
+        }
+      });
     }
   }
 }

@@ -353,4 +353,60 @@ class ExperimentLocalIT {
         .parameter("x", Search.uniform(0, 1)).objective(Objective.maximize("score")).attach())
         .hasMessageContaining("PyTorchJob other-1 exists and is not a trial of experiment other");
   }
+
+  @Test
+  void theMedianRuleStopsTrialsWorseThanTheSucceededOnesMedian() {
+    // Each epoch prints the same score, so a trial's latest value is its average.
+    String script = """
+        import argparse, time
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--x", type=float)
+        args = parser.parse_args()
+        for epoch in range(8):
+            print(f"score={1 - (args.x - 0.3) ** 2:.6f}", flush=True)
+            time.sleep(1)
+        """;
+    Experiment experiment = Experiment.of("median", pipeline(script))
+        .parameter("x", Search.uniform(0, 1)).objective(Objective.maximize("score"))
+        .algorithm(Algorithm.random(3)).maxTrials(5)
+        .earlyStopping(EarlyStopping.medianStop().minTrials(2).startStep(2));
+    // What the rule decides, trial by trial, one at a time.
+    List<TrialStatus> expected = new ArrayList<>();
+    List<Double> succeeded = new ArrayList<>();
+    for (Map<String, String> trial : experiment.plan()) {
+      double x = Double.parseDouble(trial.get("x"));
+      double score = 1 - (x - 0.3) * (x - 0.3);
+      List<Double> sorted = succeeded.stream().sorted().toList();
+      double median = sorted.isEmpty() ? 0 : sorted.size() % 2 == 1
+          ? sorted.get(sorted.size() / 2)
+          : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+      if (succeeded.size() >= 2 && score < median) {
+        expected.add(TrialStatus.EARLY_STOPPED);
+      } else {
+        expected.add(TrialStatus.SUCCEEDED);
+        succeeded.add(score);
+      }
+    }
+    assertThat(expected).as("seed 3 stops at least one trial").contains(
+        TrialStatus.EARLY_STOPPED);
+
+    ExperimentResults results;
+    try (ExperimentRun run = experiment.run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(3));
+    }
+    assertThat(results.trials()).extracting(Trial::status).isEqualTo(expected);
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(results.reason()).contains("stopped early");
+    for (Trial stopped : results.trials()) {
+      if (stopped.status() == TrialStatus.EARLY_STOPPED) {
+        assertThat(stopped.message()).hasValueSatisfying(m -> assertThat(m)
+            .startsWith("stopped early: score=").contains("worse than the median"));
+        assertThat(stopped.duration()).hasValueSatisfying(d -> assertThat(d)
+            .isLessThan(Duration.ofSeconds(8)));
+        assertThat(cluster().listAll()).extracting(TrainingJob::name)
+            .doesNotContain(stopped.name());
+      }
+    }
+    assertThat(results.best().orElseThrow().status()).isEqualTo(TrialStatus.SUCCEEDED);
+  }
 }

@@ -3,11 +3,9 @@ package dev.fairing4j.deployer.tuning;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.ProgressListener;
@@ -33,23 +31,8 @@ class KatibRenderingTest {
   private static final String PASSWORD = "s3cret-pull-password";
 
   private static ImageBuilder builder(boolean credentials) {
-    return new ImageBuilder() {
-      @Override
-      public ImageRef plannedImage(BuildContext context) {
-        return Fixtures.image();
-      }
-
-      @Override
-      public ImageRef build(BuildContext context, ProgressListener progress) {
-        throw new AssertionError("a dry run builds nothing");
-      }
-
-      @Override
-      public Optional<RegistryCredentials> pullCredentials() {
-        return credentials ? Optional.of(new RegistryCredentials("registry.example.com",
-            "robot", Secret.of(PASSWORD))) : Optional.empty();
-      }
-    };
+    return TuningFixtures.dryRunBuilder(credentials ? Optional.of(new RegistryCredentials(
+        "registry.example.com", "robot", Secret.of(PASSWORD))) : Optional.empty());
   }
 
   private static Pipeline pipeline(DeployerSource deployer, boolean credentials) {
@@ -222,6 +205,13 @@ class KatibRenderingTest {
         "spec", "algorithm");
     assertThat(tpe).isEqualTo(Map.of("algorithmName", "tpe", "algorithmSettings",
         List.of(Map.of("name", "n_startup_trials", "value", "5"))));
+
+    Map<String, Object> stopping = Fixtures.at(experimentObject(experiment
+        .earlyStopping(EarlyStopping.medianStop().startStep(5)).dryRun()), "spec",
+        "earlyStopping");
+    assertThat(stopping).isEqualTo(Map.of("algorithmName", "medianstop", "algorithmSettings",
+        List.of(Map.of("name", "min_trials_required", "value", "3"),
+            Map.of("name", "start_step", "value", "5"))));
 
     Experiment grid = Experiment.of("grid", pipeline(Deployers.pyTorchJob("mnist")
             .namespace("team").on(new CapturingCluster()), false))

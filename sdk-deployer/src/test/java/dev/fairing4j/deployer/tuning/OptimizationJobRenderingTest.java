@@ -3,11 +3,9 @@ package dev.fairing4j.deployer.tuning;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.Deployers;
@@ -15,6 +13,7 @@ import dev.fairing4j.deployer.Fixtures;
 import dev.fairing4j.deployer.Fixtures.CapturingCluster;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,17 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class OptimizationJobRenderingTest {
   static Experiment experiment(DeployerSource deployer) {
-    ImageBuilder builder = new ImageBuilder() {
-      @Override
-      public ImageRef plannedImage(BuildContext context) {
-        return Fixtures.image();
-      }
-
-      @Override
-      public ImageRef build(BuildContext context, ProgressListener progress) {
-        throw new AssertionError("a dry run builds nothing");
-      }
-    };
+    ImageBuilder builder = TuningFixtures.dryRunBuilder(Optional.empty());
     return Experiment.of("mnist-tune", Fairing.pipeline().progress(ProgressListener.NONE)
             .preprocessor(Fixtures::context).builder(builder).deployer(deployer))
         .parameter("lr", Search.logUniform(0.001, 0.1))
@@ -115,6 +104,8 @@ class OptimizationJobRenderingTest {
             .isEqualTo("maxFailedTrials"));
     assertThatThrownBy(() -> experiment.algorithm(Algorithm.katib("tpe", Map.of())).dryRun())
         .hasMessageContaining("not with Katib's 'tpe'");
+    assertThatThrownBy(() -> experiment.earlyStopping(EarlyStopping.medianStop()).dryRun())
+        .hasMessageContaining("an OptimizationJob has no early stopping");
     assertThatThrownBy(() -> experiment.maxTrials(101).dryRun())
         .hasMessageContaining("above an OptimizationJob's 100");
     assertThatThrownBy(() -> experiment.parameterStyle(ParameterStyle.ENV).dryRun())

@@ -2,10 +2,8 @@ package dev.fairing4j.deployer.tuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.Response;
@@ -16,6 +14,7 @@ import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.internal.Yaml;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -40,17 +39,7 @@ class TuningManifestsIT {
   }
 
   private static Experiment experiment() {
-    ImageBuilder builder = new ImageBuilder() {
-      @Override
-      public ImageRef plannedImage(BuildContext context) {
-        return Fixtures.image();
-      }
-
-      @Override
-      public ImageRef build(BuildContext context, ProgressListener progress) {
-        throw new AssertionError("a dry run builds nothing");
-      }
-    };
+    ImageBuilder builder = TuningFixtures.dryRunBuilder(Optional.empty());
     return Experiment.of("mnist-tune", Fairing.pipeline().progress(ProgressListener.NONE)
             .preprocessor(Fixtures::context).builder(builder)
             .deployer(Deployers.pyTorchJob("mnist").workers(1).namespace(ns)
