@@ -14,7 +14,9 @@ import java.util.Optional;
  * <p>{@link #run()} validates everything before the first network call (where the job goes
  * first: the cluster is chosen and its kubeconfig, context and namespace read), then builds
  * (unless the deployer runs the context directly), then deploys. {@link #dryRun()} does the same validation
- * and returns the manifests without building or sending anything.
+ * and returns the manifests without building or sending anything. {@link #build()} stops after the
+ * build: its {@link BuiltPipeline} runs the job, or variants of it ({@link #variant}), from one
+ * image.
  */
 public final class Pipeline {
   static final Pipeline EMPTY = new Pipeline(null, null, null, ProgressListener.NONE, null);

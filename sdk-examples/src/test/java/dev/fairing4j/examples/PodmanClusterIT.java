@@ -12,6 +12,7 @@ import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
+import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.OnTimeout;
 import dev.fairing4j.core.PodInfo;
@@ -27,6 +28,13 @@ import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.local.PodmanCluster;
+import dev.fairing4j.deployer.tuning.Experiment;
+import dev.fairing4j.deployer.tuning.ExperimentPhase;
+import dev.fairing4j.deployer.tuning.ExperimentResults;
+import dev.fairing4j.deployer.tuning.ExperimentRun;
+import dev.fairing4j.deployer.tuning.Objective;
+import dev.fairing4j.deployer.tuning.Search;
+import dev.fairing4j.deployer.tuning.Trial;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -374,6 +382,55 @@ class PodmanClusterIT {
     cluster.attach("default", "podorphan").ifPresent(TrainingJob::delete);
   }
 
+  @Test
+  void anExperimentRunsEachTrialAsContainersOfTheOneImageItBuilt() throws IOException {
+    Path script = Files.writeString(scripts.resolve("tune.py"), """
+        import argparse, logging, sys
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--x", type=float)
+        args = parser.parse_args()
+        logging.info("trial with x=%s", args.x)
+        print(f"score={1 - (args.x - 0.3) ** 2:.6f}")
+        """);
+    List<String> built = new CopyOnWriteArrayList<>();
+    dev.fairing4j.core.Pipeline pipeline = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(script))
+        .builder(Builders.jib(base).pushTo(REGISTRY.hostPort() + "/tune"))
+        .deployer(Deployers.pyTorchJob("ignored").workers(1).on(cluster))
+        .progress(event -> {
+          if (event instanceof dev.fairing4j.core.ProgressEvent.StepFinished finished
+              && finished.step().equals("build image")) {
+            built.add(finished.step());
+          }
+        });
+    Experiment experiment = Experiment.of("podtune", pipeline)
+        .parameter("x", Search.uniform(0, 1)).objective(Objective.maximize("score"))
+        .maxTrials(3).parallel(2);
+
+    ExperimentResults results;
+    try (ExperimentRun run = experiment.run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(3));
+    }
+
+    assertThat(built).as("the image is built once for every trial").hasSize(1);
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    for (Trial trial : results.trials()) {
+      double x = Double.parseDouble(trial.parameters().get("x"));
+      assertThat(trial.objective()).hasValueSatisfying(v -> assertThat(v)
+          .isCloseTo(1 - (x - 0.3) * (x - 0.3), org.assertj.core.data.Offset.offset(2e-6)));
+    }
+    assertThat(results.trials().get(0).job().orElseThrow().logs().snapshot())
+        .extracting(LogLine::text).anyMatch(l -> l.startsWith("INFO:root:trial with x="));
+    // As after a restart: the finished containers' logs read again give the same objectives.
+    try (ExperimentRun again = experiment.attach()) {
+      assertThat(again.waitForCompletion(Duration.ofMinutes(1)).trials())
+          .extracting(Trial::objective).isEqualTo(results.trials().stream()
+              .map(Trial::objective).toList());
+      again.delete();
+    }
+  }
+
   private PyTorchJobDeployer deployer(String name) {
     return Deployers.pyTorchJob(name).workers(1)
         .mutate(Mutators.pvc("podclaim", "/opt/out"))
@@ -400,7 +457,7 @@ class PodmanClusterIT {
         || n.startsWith("podkill-") || n.startsWith("podremote-")
         || n.startsWith("podorphan-") || n.startsWith("podsweep-")
         || n.startsWith("podclient-") || n.startsWith("podbound-")
-        || n.startsWith("podserve-")).toList();
+        || n.startsWith("podserve-") || n.startsWith("podtune-")).toList();
   }
 
   private static void sleep(long millis) {

@@ -287,6 +287,10 @@ final class TrialLoop implements Following {
     Trial ended = status.phase() == JobPhase.SUCCEEDED ? succeeded(trial, job, took)
         : trial.ended(TrialStatus.FAILED, Optional.empty(), took, Optional.of(whyFailed(status,
             job)));
+    if (isClosed() || Thread.currentThread().isInterrupted()) {
+      // close() interrupted the reads: what they gave (no logs, say) is not the trial's result.
+      return false;
+    }
     LOG.info("experiment {}: trial {} of {} ({}) {}{} in {}", name, ended.number(),
         trials.size(), ended.describeParameters(), ended.status(), ended.objective()
             .map(v -> ": " + objective.metric() + "=" + TrialPlan.render(v))
