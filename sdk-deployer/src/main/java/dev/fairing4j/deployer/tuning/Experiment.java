@@ -43,7 +43,9 @@ import java.util.function.Supplier;
  *
  * <p>Each fluent call returns a new experiment and checks its input at once. The defaults are the
  * Kubeflow SDK's: 10 trials, one at a time, no failed-trial budget, random search (seed 0),
- * parameters as arguments ({@code --lr=0.01}).
+ * parameters as arguments ({@code --lr=0.01}), no early stopping, trials run by this JVM.
+ * {@link #attach()} follows the same experiment again after a restart; {@link #backend} hands it
+ * to Katib instead; {@link #dryRun()} prints what would be created.
  */
 public final class Experiment {
   /** The label every trial's objects carry: the experiment's name. */
