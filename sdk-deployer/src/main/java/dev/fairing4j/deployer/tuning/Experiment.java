@@ -301,10 +301,7 @@ public final class Experiment {
     KatibRendering.checkName(name);
     Objective goal = requireObjective();
     SearchSpace space = space();
-    // A grid's size is what Katib would propose; Katib refuses a larger maxTrialCount.
-    int maxTrials = settings.algorithm() instanceof Algorithm.Grid
-        ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
-        : settings.maxTrials();
+    int maxTrials = trialCount(space);
     Map<String, String> placeholders = KatibRendering.placeholders(space.parameters());
     JobVariant template = JobVariant.named(KatibRendering.placeholderName(name))
         .args(settings.style().args(placeholders)).label(EXPERIMENT_LABEL, name);
@@ -327,9 +324,7 @@ public final class Experiment {
       throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
           + " stopping", "drop .earlyStopping(..), or use backend KATIB or CLIENT");
     });
-    int maxTrials = settings.algorithm() instanceof Algorithm.Grid
-        ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
-        : settings.maxTrials();
+    int maxTrials = trialCount(space);
     JobVariant template = JobVariant.named(OptimizationJobRendering.placeholderName(name))
         .args(ParameterStyle.ARGS.args(OptimizationJobRendering.placeholders(
             space.parameters()))).label(EXPERIMENT_LABEL, name);
@@ -397,6 +392,13 @@ public final class Experiment {
             + " cluster, and " + deployer.jobName() + " is not deployed to one",
             "deploy with .on(Clusters.kubernetes()), or run the trials from this JVM with"
             + " backend(TuningBackend.CLIENT) (the default), which works on any cluster"));
+  }
+
+  // What a controller may propose: a grid's size, else maxTrials (Katib and the CRD refuse more).
+  private int trialCount(SearchSpace space) {
+    return settings.algorithm() instanceof Algorithm.Grid
+        ? TrialPlan.propose(space, settings.algorithm(), settings.maxTrials()).size()
+        : settings.maxTrials();
   }
 
   private void requireTrialOf(TrainingJob job, JobVariant variant) {

@@ -2,7 +2,9 @@ package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobMetrics;
+import dev.fairing4j.core.MetricPoint;
 import dev.fairing4j.core.internal.Validators;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -76,13 +78,21 @@ public record Objective(String metric, Direction direction, MetricStrategy strat
    * that logged it at all), by this objective's strategy; empty when no replica logged it.
    */
   public Optional<Double> valueOf(JobMetrics metrics) {
+    return strategy.of(seriesOf(metrics));
+  }
+
+  /**
+   * The metric's values as the lead replica logged them (the first replica, lead first, that
+   * logged it at all); empty when no replica logged it.
+   */
+  public List<MetricPoint> seriesOf(JobMetrics metrics) {
     for (String replica : metrics.replicas()) {
-      Optional<Double> value = strategy.of(metrics.series(replica, metric));
-      if (value.isPresent()) {
-        return value;
+      List<MetricPoint> series = metrics.series(replica, metric);
+      if (!series.isEmpty()) {
+        return series;
       }
     }
-    return Optional.empty();
+    return List.of();
   }
 
   /** Whether {@code value} reaches the goal. */

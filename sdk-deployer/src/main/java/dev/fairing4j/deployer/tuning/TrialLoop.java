@@ -318,7 +318,7 @@ final class TrialLoop implements Following {
     }
     Optional<Double> value = objective.valueOf(metrics);
     if (value.isPresent()) {
-      List<MetricPoint> series = leadSeries(metrics);
+      List<MetricPoint> series = objective.seriesOf(metrics);
       averages.put(trial.number() - 1, series.stream().mapToDouble(MetricPoint::value)
           .average().orElse(value.get()));
       return trial.ended(TrialStatus.SUCCEEDED, value, took, Optional.empty());
@@ -326,17 +326,6 @@ final class TrialLoop implements Following {
     return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took, Optional.of(
         "the job succeeded but printed no '" + objective.metric() + "=<number>' line"
             + (metrics.names().isEmpty() ? "" : " (it printed " + metrics.names() + ")")));
-  }
-
-  // The objective's values as the lead replica (the first that logged it) reported them.
-  private List<MetricPoint> leadSeries(JobMetrics metrics) {
-    for (String replica : metrics.replicas()) {
-      List<MetricPoint> series = metrics.series(replica, objective.metric());
-      if (!series.isEmpty()) {
-        return series;
-      }
-    }
-    return List.of();
   }
 
   /**
@@ -355,7 +344,7 @@ final class TrialLoop implements Following {
     TrainingJob job = trial.job().orElseThrow();
     List<MetricPoint> series;
     try {
-      series = leadSeries(job.metrics());
+      series = objective.seriesOf(job.metrics());
     } catch (RuntimeException e) {
       LOG.debug("experiment {}: no metrics of {} yet: {}", name, job.name(), e.getMessage());
       return;
