@@ -68,12 +68,15 @@ public final class Pipeline {
    * arguments, environment and labels added; {@code pipeline.variant(v).dryRun()} shows one
    * point of a sweep without building anything.
    *
-   * @throws InvalidInputException when no deployer is set, or it cannot make variants
+   * @throws InvalidInputException when no preprocessor or deployer is set, no builder where the
+   *     job runs an image, or the deployer cannot make variants
    */
   public Pipeline variant(JobVariant variant) {
     Objects.requireNonNull(variant, "variant");
     requireStages();
-    return new Pipeline(preprocessor, builder, varied(deployer, variant), progress, owner);
+    Deployer varied = varied(deployer, variant);
+    requireBuilder(); // here, to name the job the user wrote rather than a variant of it
+    return new Pipeline(preprocessor, builder, varied, progress, owner);
   }
 
   /** {@code deployer}'s {@code variant}, or the refusal that names the fix. */
@@ -244,14 +247,18 @@ public final class Pipeline {
     }
   }
 
-  private Prepared prepareAndValidate() {
-    requireStages();
+  private void requireBuilder() {
     if (builder == null && deployer.needsImage()) {
       throw InvalidInputException.of("builder", "is not set, and " + deployer.jobName()
           + " runs an image",
           "add .builder(Builders.jib(\"<base image>\").pushTo(\"<registry>/<repository>\")), or"
               + " deploy on Clusters.local()");
     }
+  }
+
+  private Prepared prepareAndValidate() {
+    requireStages();
+    requireBuilder();
     BuildContext context = preprocessor.prepare();
     BuildContext runs = builder == null ? context : deployer.needsImage()
         ? builder.imageContext(context) : builder.directContext(context);

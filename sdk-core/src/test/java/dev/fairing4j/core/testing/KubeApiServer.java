@@ -129,6 +129,7 @@ public final class KubeApiServer implements AutoCloseable {
 
   private static final String CONTROLLERS_USER = "fairing4j-controllers";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+  private static final int PORT_ATTEMPTS = 3;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final AtomicInteger NAMESPACES = new AtomicInteger();
@@ -234,6 +235,23 @@ public final class KubeApiServer implements AutoCloseable {
    * resourceVersion gets 410 Gone (see {@link #compactEtcd()}).
    */
   public static KubeApiServer start(List<String> apiServerFlags) {
+    // Ports are picked free, then bound by etcd and kube-apiserver a moment later: a connection
+    // may take one as its source port in between. Fresh ports, a few times.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(apiServerFlags);
+      } catch (AssertionFailedError e) {
+        if (attempt == PORT_ATTEMPTS || !String.valueOf(e.getMessage())
+            .contains("address already in use")) {
+          throw e;
+        }
+        System.err.println("KubeApiServer: a port was taken before it was bound, starting"
+            + " again on fresh ports: " + e.getMessage().lines().reduce((a, b) -> b).orElse(""));
+      }
+    }
+  }
+
+  private static KubeApiServer startOnce(List<String> apiServerFlags) {
     Path apiServerBinary = KubeBinaries.require("kube-apiserver");
     Path etcdBinary = KubeBinaries.etcd();
     KubeApiServer server;

@@ -26,11 +26,23 @@ public interface CustomObjects {
    */
   void requireServed(String apiVersion, String kind, String namespace);
 
+  /**
+   * Whether the API server serves {@code kind} of {@code apiVersion} in {@code namespace}: false
+   * only when its CRD is missing.
+   *
+   * @throws dev.fairing4j.core.FairingException when the server cannot be asked (unreachable,
+   *     refused credentials)
+   */
+  boolean serves(String apiVersion, String kind, String namespace);
+
   /** One object; empty when it does not exist. */
   Optional<Map<String, Object>> get(String apiVersion, String kind, String namespace,
       String name);
 
-  /** The objects of {@code kind} in {@code namespace} that carry the label. */
+  /**
+   * The objects of {@code kind} in {@code namespace} that carry the label; all of them for an
+   * empty selector.
+   */
   List<Map<String, Object>> list(String apiVersion, String kind, String namespace,
       String labelSelector);
 

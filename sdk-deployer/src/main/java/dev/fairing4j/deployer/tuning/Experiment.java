@@ -22,6 +22,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A hyperparameter search over the job a pipeline runs, as an immutable description: the search
@@ -43,11 +45,14 @@ import java.util.function.Supplier;
  *
  * <p>Each fluent call returns a new experiment and checks its input at once. The defaults are the
  * Kubeflow SDK's: 10 trials, one at a time, no failed-trial budget, random search (seed 0),
- * parameters as arguments ({@code --lr=0.01}), no early stopping, trials run by this JVM.
- * {@link #attach()} follows the same experiment again after a restart; {@link #backend} hands it
- * to Katib instead; {@link #dryRun()} prints what would be created.
+ * parameters as arguments ({@code --lr=0.01}), no early stopping, and trials run by this JVM, or
+ * by Trainer's OptimizationJob where the cluster serves it and the job is a TrainJob
+ * ({@link TuningBackend#AUTO}). {@link #attach()} follows the same experiment again after a
+ * restart; {@link #backend} hands it to Katib or the Trainer explicitly; {@link #dryRun()} prints
+ * what would be created.
  */
 public final class Experiment {
+  private static final Logger LOG = LoggerFactory.getLogger(Experiment.class);
   /** The label every trial's objects carry: the experiment's name. */
   public static final String EXPERIMENT_LABEL = "fairing4j.dev/experiment";
   /** The label every trial's objects carry: the trial's number. */
@@ -82,7 +87,7 @@ public final class Experiment {
     Validators.dns1035Label("experiment name", name);
     return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), new Settings(
         new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(),
-        ParameterStyle.ARGS, TuningBackend.CLIENT, Optional.empty()));
+        ParameterStyle.ARGS, TuningBackend.AUTO, Optional.empty()));
   }
 
   private Experiment with(TreeMap<String, Parameter> parameters) {
@@ -162,9 +167,11 @@ public final class Experiment {
   }
 
   /**
-   * Who proposes and runs the trials: this JVM ({@link TuningBackend#CLIENT}, the default),
-   * Katib ({@link TuningBackend#KATIB}) or Trainer ({@link TuningBackend#OPTIMIZATION_JOB});
-   * for the last two {@link #dryRun()} prints what would be created.
+   * Who proposes and runs the trials: this JVM ({@link TuningBackend#CLIENT}), Katib
+   * ({@link TuningBackend#KATIB}) or the Trainer ({@link TuningBackend#OPTIMIZATION_JOB}); by
+   * default ({@link TuningBackend#AUTO}) the Trainer where the cluster serves its
+   * OptimizationJob and the job is a TrainJob, else this JVM. {@link #dryRun()} prints what
+   * would be created.
    */
   public Experiment backend(TuningBackend value) {
     Settings s = settings;
@@ -219,8 +226,9 @@ public final class Experiment {
    *     the experiment's first trial job exists already ({@link #attach()} resumes it)
    */
   public ExperimentRun run() {
-    if (settings.backend() == TuningBackend.KATIB) {
-      return onKatib(false);
+    TuningBackend backend = choose(Use.RUN).backend();
+    if (backend != TuningBackend.CLIENT) {
+      return onController(backend, false);
     }
     Checked checked = check();
     checked.deployer().attach(checked.variants().get(0).name()).ifPresent(job -> {
@@ -246,8 +254,9 @@ public final class Experiment {
    *     starts it), or when a trial job was run with other parameters
    */
   public ExperimentRun attach() {
-    if (settings.backend() == TuningBackend.KATIB) {
-      return onKatib(true);
+    TuningBackend backend = choose(Use.ATTACH).backend();
+    if (backend != TuningBackend.CLIENT) {
+      return onController(backend, true);
     }
     Checked checked = check();
     Map<Integer, TrainingJob> found = new TreeMap<>();
@@ -273,27 +282,99 @@ public final class Experiment {
   }
 
   /**
-   * What this experiment would create, as YAML, building and sending nothing: on
+   * What this experiment would create, as YAML, building and creating nothing: on
    * {@link TuningBackend#KATIB}, Katib's {@code Experiment} (whose trial template is the job the
    * pipeline renders, with {@code ${trialParameters..}} where the values go) and the image-pull
    * Secret its trials share, if any; on {@link TuningBackend#OPTIMIZATION_JOB}, Trainer's
-   * {@code OptimizationJob} (and that Secret); otherwise the job of trial 1.
+   * {@code OptimizationJob} (and that Secret); on {@link TuningBackend#CLIENT}, the job of trial
+   * 1. On {@link TuningBackend#AUTO} (the default) the first line is a comment that says which
+   * of these it chose and why; to choose, it asks a Kubernetes cluster whether it serves the
+   * OptimizationJob, only when the experiment fits one.
    *
    * @throws InvalidInputException for bad settings, or what Katib's admission would refuse
    */
   public String dryRun() {
-    if (settings.backend() == TuningBackend.KATIB) {
-      return Yaml.write(katibObjects());
+    Choice choice = choose(Use.DRY_RUN);
+    String comment = settings.backend() == TuningBackend.AUTO
+        ? "# backend AUTO chose " + choice.backend() + ": " + choice.why() + "\n" : "";
+    if (choice.backend() == TuningBackend.CLIENT) {
+      Checked checked = check();
+      return comment + pipeline.variant(checked.variants().get(0)).dryRun();
     }
-    if (settings.backend() == TuningBackend.OPTIMIZATION_JOB) {
-      return Yaml.write(optimizationJobObjects());
-    }
-    Checked checked = check();
-    return pipeline.variant(checked.variants().get(0)).dryRun();
+    return comment + Yaml.write(controllerObjects(choice.backend(), this::planned));
   }
 
-  private List<Map<String, Object>> katibObjects() {
-    return katibObjects(variant -> pipeline.variant(variant).dryRun());
+  // The job a variant renders with the image the builder plans, building nothing.
+  private String planned(JobVariant variant) {
+    return pipeline.variant(variant).dryRun();
+  }
+
+  private List<Map<String, Object>> controllerObjects(TuningBackend backend,
+      Function<JobVariant, String> render) {
+    return backend == TuningBackend.KATIB ? katibObjects(render)
+        : optimizationJobObjects(render);
+  }
+
+  /** Why {@link #choose} chose a backend, for {@link #dryRun()}'s comment and the log. */
+  private record Choice(TuningBackend backend, String why) {}
+
+  /** What {@link #choose} chooses for: a run, an attach, a dry run (which asks, never fails). */
+  private enum Use { RUN, ATTACH, DRY_RUN }
+
+  /**
+   * The backend named, or for {@link TuningBackend#AUTO} Trainer's OptimizationJob when the
+   * experiment fits one (a TrainJob pipeline, random or grid, nothing the CRD cannot say), the
+   * deployer's cluster serves it and, to attach, has this experiment's; else this JVM.
+   */
+  private Choice choose(Use use) {
+    if (settings.backend() != TuningBackend.AUTO) {
+      return new Choice(settings.backend(), "named");
+    }
+    // Cheapest first: the settings, then the cluster's kind, then the job (rendered), then
+    // the API server.
+    List<Map<String, Object>> rendered;
+    Optional<CustomObjects> objects;
+    try {
+      requireFitsOptimizationJob();
+      objects = pipeline.deployer().flatMap(Experiment::clusterObjects);
+      if (objects.isEmpty()) {
+        return client("the job is not deployed to a Kubernetes cluster");
+      }
+      rendered = optimizationJobObjects(this::planned);
+    } catch (InvalidInputException e) {
+      // The problem alone: its fix names the backends AUTO chooses between.
+      return client(e.getMessage().replaceFirst("^validate [^:]* failed: ", "")
+          .replaceFirst(" \\(fix: .*$", ""));
+    }
+    String namespace = JsonTree.text(rendered.get(rendered.size() - 1), "metadata",
+        "namespace").orElseThrow();
+    try {
+      if (!objects.get().serves(OptimizationJobRendering.API_VERSION, "OptimizationJob",
+          namespace)) {
+        return client("the cluster does not serve Trainer's OptimizationJob");
+      }
+      if (use == Use.ATTACH && objects.get().get(OptimizationJobRendering.API_VERSION,
+          "OptimizationJob", namespace, name).isEmpty()) {
+        return client("the cluster has no OptimizationJob " + name);
+      }
+    } catch (dev.fairing4j.core.FairingException e) {
+      if (use != Use.DRY_RUN) {
+        throw e;
+      }
+      return client("the cluster could not be asked whether it serves OptimizationJob ("
+          + e.getMessage() + ")");
+    }
+    LOG.info("experiment {}: backend AUTO chose OPTIMIZATION_JOB: the cluster serves it and"
+        + " the job is a TrainJob", name);
+    return new Choice(TuningBackend.OPTIMIZATION_JOB, "the cluster serves Trainer's"
+        + " OptimizationJob and the job is a TrainJob");
+  }
+
+  // Quiet: running the trials here is what an experiment does unless the Trainer can.
+  private Choice client(String why) {
+    LOG.debug("experiment {}: backend AUTO chose CLIENT (trials run from this JVM): {}", name,
+        why);
+    return new Choice(TuningBackend.CLIENT, why);
   }
 
   /** Katib's objects, the trial job rendered by {@code render} (planned or built image). */
@@ -314,61 +395,82 @@ public final class Experiment {
         trial);
   }
 
-  private List<Map<String, Object>> optimizationJobObjects() {
-    Validators.dns1035Label("experiment name", name);
+  /** Trainer's objects, the trial TrainJob rendered by {@code render}. */
+  private List<Map<String, Object>> optimizationJobObjects(Function<JobVariant, String> render) {
+    requireFitsOptimizationJob();
     Objective goal = requireObjective();
     SearchSpace space = space();
-    OptimizationJobRendering.check(goal, settings.algorithm(), settings.maxTrials(),
-        settings.maxFailedTrials(), settings.style());
-    settings.earlyStopping().ifPresent(rule -> {
-      throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
-          + " stopping", "drop .earlyStopping(..), or use backend KATIB or CLIENT");
-    });
     int maxTrials = trialCount(space);
     JobVariant template = JobVariant.named(OptimizationJobRendering.placeholderName(name))
         .args(ParameterStyle.ARGS.args(OptimizationJobRendering.placeholders(
             space.parameters()))).label(EXPERIMENT_LABEL, name);
-    List<Map<String, Object>> trial = Yaml.read(pipeline.variant(template).dryRun());
+    List<Map<String, Object>> trial = Yaml.read(render.apply(template));
     return OptimizationJobRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), trial);
   }
 
+  /** Refuses, by the setting's name, what an OptimizationJob cannot say; renders nothing. */
+  private void requireFitsOptimizationJob() {
+    Validators.dns1035Label("experiment name", name);
+    OptimizationJobRendering.check(requireObjective(), settings.algorithm(),
+        settings.maxTrials(), settings.maxFailedTrials(), settings.style());
+    space();
+    settings.earlyStopping().ifPresent(rule -> {
+      throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
+          + " stopping", "drop .earlyStopping(..), or use backend KATIB or CLIENT");
+    });
+  }
+
   /**
-   * Submits the experiment to Katib (the image built and pushed first), or with
-   * {@code attach} finds it, and follows what Katib reports.
+   * Submits the experiment to Katib or the Trainer (the image built and pushed first), or with
+   * {@code attach} finds it, and follows what that controller reports.
    */
-  private ExperimentRun onKatib(boolean attach) {
-    List<Map<String, Object>> planned = katibObjects();
+  private ExperimentRun onController(TuningBackend backend, boolean attach) {
+    boolean katib = backend == TuningBackend.KATIB;
+    String controller = katib ? "Katib" : "Trainer";
+    String apiVersion = katib ? KatibRendering.API_VERSION : OptimizationJobRendering.API_VERSION;
+    String kind = katib ? "Experiment" : "OptimizationJob";
+    List<Map<String, Object>> planned = controllerObjects(backend, this::planned);
     Deployer deployer = pipeline.deployer().orElseThrow();
     deployer.validateTarget();
-    CustomObjects objects = customObjects(deployer);
-    Map<String, Object> experiment = planned.get(planned.size() - 1);
-    String namespace = JsonTree.text(experiment, "metadata", "namespace").orElseThrow();
+    CustomObjects objects = clusterObjects(deployer).orElseThrow(() -> InvalidInputException.of(
+        "backend", (katib ? "Katib" : "An OptimizationJob") + " runs on a Kubernetes cluster,"
+            + " and " + deployer.jobName()
+            + " is not deployed to one", "deploy with .on(Clusters.kubernetes()), or run the"
+            + " trials from this JVM with backend(TuningBackend.CLIENT), which works on any"
+            + " cluster"));
+    Map<String, Object> submitted = planned.get(planned.size() - 1);
+    String namespace = JsonTree.text(submitted, "metadata", "namespace").orElseThrow();
     List<Map<String, Object>> shared = planned.subList(0, planned.size() - 1);
-    Optional<Map<String, Object>> existing = objects.get(KatibRendering.API_VERSION,
-        "Experiment", namespace, name);
+    Optional<Map<String, Object>> existing = objects.get(apiVersion, kind, namespace, name);
     if (attach && existing.isEmpty()) {
-      objects.requireServed(KatibRendering.API_VERSION, "Experiment", namespace);
-      throw InvalidInputException.of("experiment", "Katib has no experiment " + name
+      objects.requireServed(apiVersion, kind, namespace);
+      throw InvalidInputException.of("experiment", controller + " has no " + kind + " " + name
           + " in namespace " + namespace, "run() submits it");
     }
     if (!attach) {
       existing.ifPresent(found -> {
-        throw InvalidInputException.of("experiment", "Katib has an experiment " + name
-            + " in namespace " + namespace + " already", "attach() follows it; delete it"
-            + " (attach().delete()) to start again, or use another name");
+        throw InvalidInputException.of("experiment", controller + " has an " + kind + " "
+            + name + " in namespace " + namespace + " already", "attach() follows it; delete"
+            + " it (attach().delete()) to start again, or use another name");
       });
+      // Before the build: a missing CRD is named with its install command, nothing built.
+      objects.requireServed(apiVersion, kind, namespace);
       BuiltPipeline built = pipeline.build();
-      List<Map<String, Object>> submitted = katibObjects(built::dryRun);
-      for (Map<String, Object> object : submitted) {
-        if (object != submitted.get(submitted.size() - 1)) {
+      List<Map<String, Object>> toCreate = controllerObjects(backend, built::dryRun);
+      for (Map<String, Object> object : toCreate) {
+        if (object != toCreate.get(toCreate.size() - 1)) {
           createUnlessPresent(objects, object);
         }
       }
-      objects.create(submitted.get(submitted.size() - 1));
+      objects.create(toCreate.get(toCreate.size() - 1));
     }
-    return ExperimentRun.follow(new KatibFollower(name, namespace, requireObjective(), objects,
-        deployer::attach, shared), Owner.current());
+    Following follower = katib
+        ? new KatibFollower(name, namespace, requireObjective(), objects, deployer::attach,
+            shared)
+        : new OptimizationJobFollower(name, namespace, requireObjective(),
+            settings.parameters().keySet(), objects, deployer::attach, shared);
+    return ExperimentRun.follow(follower, Owner.current());
   }
 
   // A Secret an earlier run of this experiment left is the same Secret.
@@ -382,16 +484,13 @@ public final class Experiment {
     }
   }
 
-  private static CustomObjects customObjects(Deployer deployer) {
+  // The objects of the Kubernetes cluster the deployer submits to; empty for the local ones.
+  private static Optional<CustomObjects> clusterObjects(Deployer deployer) {
     return Optional.of(deployer).filter(ClusterBound.class::isInstance)
         .flatMap(bound -> ((ClusterBound) bound).cluster())
         .flatMap(ClusterBackends::of)
         .filter(CustomObjects.Provider.class::isInstance)
-        .map(backend -> ((CustomObjects.Provider) backend).customObjects())
-        .orElseThrow(() -> InvalidInputException.of("backend", "Katib runs on a Kubernetes"
-            + " cluster, and " + deployer.jobName() + " is not deployed to one",
-            "deploy with .on(Clusters.kubernetes()), or run the trials from this JVM with"
-            + " backend(TuningBackend.CLIENT) (the default), which works on any cluster"));
+        .map(backend -> ((CustomObjects.Provider) backend).customObjects());
   }
 
   // What a controller may propose: a grid's size, else maxTrials (Katib and the CRD refuse more).
@@ -427,11 +526,6 @@ public final class Experiment {
   }
 
   private Checked check() {
-    if (settings.backend() == TuningBackend.OPTIMIZATION_JOB) {
-      throw InvalidInputException.of("backend", "OPTIMIZATION_JOB: submitting it is not"
-          + " supported yet", "print it with dryRun() and create it with kubectl, or use"
-          + " backend(TuningBackend.KATIB) or CLIENT");
-    }
     Objective goal = requireObjective();
     List<Map<String, String>> plan = plan();
     List<JobVariant> variants = new ArrayList<>();

@@ -11,10 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Follows an experiment Katib runs: reads the {@code Experiment}'s conditions and its
@@ -23,76 +20,34 @@ import org.slf4j.LoggerFactory;
  * trial's conditions, the objective from {@code observation.metrics} by the objective's strategy,
  * the job by the trial's name.
  */
-final class KatibFollower implements Following {
-  private static final Logger LOG = LoggerFactory.getLogger(KatibFollower.class);
+final class KatibFollower extends PollingFollower {
   /** The label Katib puts on an experiment's trials. */
   static final String EXPERIMENT_LABEL = "katib.kubeflow.org/experiment";
-  private static final Duration POLL = Duration.ofSeconds(3);
 
   private final String name;
   private final String namespace;
   private final Objective objective;
   private final CustomObjects objects;
-  private final Function<String, Optional<TrainingJob>> jobs;
   private final List<Map<String, Object>> shared;
-  // Read by the follower's thread only; concurrent so that no lock is held across a request.
-  private final Map<String, TrainingJob> attached = new ConcurrentHashMap<>();
-  private ExperimentResults results;
-  private boolean closed;
 
   KatibFollower(String name, String namespace, Objective objective, CustomObjects objects,
       Function<String, Optional<TrainingJob>> jobs, List<Map<String, Object>> shared) {
+    super(name, objective, "Katib", jobs);
     this.name = name;
     this.namespace = namespace;
     this.objective = objective;
     this.objects = objects;
-    this.jobs = jobs;
     this.shared = List.copyOf(shared);
-    this.results = new ExperimentResults(name, objective, ExperimentPhase.RUNNING,
-        "submitted to Katib", List.of());
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public void run() {
-    while (!isClosed()) {
-      ExperimentResults read;
-      try {
-        read = read();
-      } catch (RuntimeException e) {
-        LOG.warn("experiment {}: reading Katib's status failed, retrying: {}", name,
-            e.getMessage());
-        read = null;
-      }
-      synchronized (this) {
-        if (read != null) {
-          results = read;
-          notifyAll();
-          if (read.phase().isFinished()) {
-            LOG.info("experiment {}: {} ({})", name, read.phase(), read.reason());
-            return;
-          }
-        }
-        try {
-          wait(POLL.toMillis());
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
   }
 
   /** The experiment as Katib reports it now. */
-  ExperimentResults read() {
+  @Override
+  ExperimentResults read(ExperimentResults last) {
     Optional<Map<String, Object>> experiment = objects.get(KatibRendering.API_VERSION,
         "Experiment", namespace, name);
     if (experiment.isEmpty()) {
       return new ExperimentResults(name, objective, ExperimentPhase.FAILED, "the Experiment"
-          + " was deleted", results.trials());
+          + " was deleted", last.trials());
     }
     List<Map<String, Object>> found = new ArrayList<>(objects.list(KatibRendering.API_VERSION,
         "Trial", namespace, EXPERIMENT_LABEL + "=" + name));
@@ -104,10 +59,8 @@ final class KatibFollower implements Following {
       trials.add(trial(trials.size() + 1, trial));
     }
     ExperimentPhase phase = ExperimentPhase.RUNNING;
-    String reason = trials.stream().filter(t -> t.status().isFinished()).count() + " of "
-        + JsonTree.integer(experiment.get(), "spec", "maxTrialCount").map(String::valueOf)
-            .orElse("?") + " trials ended, " + trials.stream().filter(t -> t.status()
-                == TrialStatus.RUNNING).count() + " running (Katib)";
+    String reason = progress(experiment.get(), trials, JsonTree.integer(experiment.get(),
+        "spec", "maxTrialCount"));
     for (Map<String, Object> condition : conditions(experiment.get())) {
       String type = String.valueOf(condition.get("type"));
       if (!"True".equals(String.valueOf(condition.get("status")))) {
@@ -164,17 +117,6 @@ final class KatibFollower implements Following {
     return new Trial(number, trialName, parameters, status, value, duration, message, job);
   }
 
-  // The trial's job, attached once: Katib names it after the trial.
-  private Optional<TrainingJob> job(String trialName) {
-    TrainingJob known = attached.get(trialName);
-    if (known != null) {
-      return Optional.of(known);
-    }
-    Optional<TrainingJob> found = jobs.apply(trialName);
-    found.ifPresent(job -> attached.put(trialName, job));
-    return found;
-  }
-
   private Optional<Double> observed(Map<String, Object> trial) {
     for (Map<String, Object> metric : JsonTree.maps(trial, "status", "observation",
         "metrics")) {
@@ -195,39 +137,10 @@ final class KatibFollower implements Following {
     return Optional.empty();
   }
 
-  private static List<Map<String, Object>> conditions(Map<String, Object> object) {
-    return JsonTree.maps(object, "status", "conditions");
-  }
-
-  private static String describe(Map<String, Object> condition) {
-    Object message = condition.get("message");
-    return condition.get("reason") + (message == null || String.valueOf(message).isBlank() ? ""
-        : ": " + message);
-  }
-
-  @Override
-  public synchronized ExperimentResults results() {
-    return results;
-  }
-
-  @Override
-  public synchronized boolean isClosed() {
-    return closed;
-  }
-
-  @Override
-  public synchronized void close() {
-    closed = true;
-    notifyAll();
-  }
-
   /** Deletes the Experiment (Katib's trials and their jobs go with it) and its shared Secret. */
   @Override
   public void deleteCreated() {
     objects.delete(KatibRendering.API_VERSION, "Experiment", namespace, name);
-    for (Map<String, Object> object : shared) {
-      objects.delete(String.valueOf(object.get("apiVersion")), String.valueOf(
-          object.get("kind")), namespace, JsonTree.text(object, "metadata", "name").orElseThrow());
-    }
+    deleteAll(objects, namespace, shared);
   }
 }

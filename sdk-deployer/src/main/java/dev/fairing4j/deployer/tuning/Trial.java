@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * objective value once it succeeded, how long it ran, and its job (logs, metrics, status).
  *
  * @param number the trial's number, from 1 in the order proposed
- * @param name its job's name, {@code <experiment>-<number>}
+ * @param name its job's name: {@code <experiment>-<number>} where this JVM runs the trials,
+ *     the name Katib or the Trainer gave it otherwise
  * @param parameters each parameter's value as the script received it, in name order
  * @param status where it is
  * @param objective the objective metric's value, by the objective's strategy, once it succeeded

@@ -266,6 +266,9 @@ final class TrialLoop implements Following {
       status = job.status();
       failedReads[index] = 0;
     } catch (RuntimeException e) {
+      if (isClosed() || Thread.currentThread().isInterrupted()) {
+        return false; // close() interrupted the read: neither a failure nor worth a warning
+      }
       // A lost connection or a restarting API server: read again, a few times.
       if (++failedReads[index] < READ_ATTEMPTS) {
         LOG.warn("experiment {}: reading trial {}'s status failed, retrying: {}", name,

@@ -15,6 +15,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.Fixtures;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -136,5 +137,21 @@ class ExperimentTest {
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
             .isEqualTo("deployer"))
         .hasMessageContaining("own", "cannot run variants of its job", "Deployer.variant");
+  }
+
+  @Test
+  void withoutABuilderTheMessageNamesTheJobTheUserWroteNotATrialsVariant() {
+    Pipeline noBuilder = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Fixtures::context)
+        .deployer(Deployers.pyTorchJob("mnist").workers(1).on(new Fixtures.CapturingCluster()));
+    for (TuningBackend backend : TuningBackend.values()) {
+      assertThatThrownBy(() -> Experiment.of("tune", noBuilder).parameter("lr",
+          Search.uniform(0, 1)).objective(Objective.maximize("accuracy")).backend(backend)
+          .run())
+          .as(backend.name())
+          .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+              .isEqualTo("builder"))
+          .message().contains("is not set, and mnist runs an image").doesNotContain("tune-");
+    }
   }
 }

@@ -242,6 +242,7 @@ class KatibRenderingTest {
                 "backend(TuningBackend.CLIENT)");
     assertThatThrownBy(() -> OptimizationJobRenderingTest.trainJobExperiment("team").run())
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
-            .isEqualTo("backend")).hasMessageContaining("dryRun()");
+            .isEqualTo("backend")).hasMessageContaining("An OptimizationJob runs on a Kubernetes"
+                + " cluster, and mnist is not deployed to one", "backend(TuningBackend.CLIENT)");
   }
 }

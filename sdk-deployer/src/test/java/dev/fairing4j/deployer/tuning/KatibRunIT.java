@@ -3,15 +3,12 @@ package dev.fairing4j.deployer.tuning;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
-import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.AuditLog;
 import dev.fairing4j.core.testing.KubeApiServer;
-import dev.fairing4j.core.testing.KubeApiServer.Response;
 import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
@@ -24,7 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,19 +57,7 @@ class KatibRunIT {
   }
 
   private static Experiment experiment() {
-    ImageBuilder builder = new ImageBuilder() {
-      @Override
-      public ImageRef plannedImage(BuildContext context) {
-        return new ImageRef("registry.example.com", "team/mnist", Optional.of("planned"),
-            Optional.empty());
-      }
-
-      @Override
-      public ImageRef build(BuildContext context, ProgressListener progress) {
-        BUILDS.incrementAndGet();
-        return Fixtures.image();
-      }
-    };
+    ImageBuilder builder = TuningFixtures.countingBuilder(BUILDS);
     return Experiment.of("mnist-tune", Fairing.pipeline().progress(ProgressListener.NONE)
             .preprocessor(Fixtures::context).builder(builder)
             .deployer(Deployers.pyTorchJob("mnist").workers(1).namespace(ns).on(cluster)))
@@ -201,14 +185,11 @@ class KatibRunIT {
   private static void status(String plural, String name, List<Map<String, Object>> conditions,
       Map<String, Object> observation) {
     String path = "/apis/kubeflow.org/v1beta1/namespaces/" + ns + "/" + plural + "/" + name;
-    Map<String, Object> object = server.request("GET", path, null);
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("conditions", conditions);
     if (observation != null) {
       status.put("observation", observation);
     }
-    object.put("status", status);
-    Response response = server.send("PUT", path + "/status", object);
-    assertThat(response.status()).as(response.toString()).isEqualTo(200);
+    TuningFixtures.putStatus(server, path, status);
   }
 }

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.kubernetes.internal.transport;
 
 import dev.fairing4j.deployer.internal.CustomObjects;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +35,19 @@ public final class KubernetesObjects implements CustomObjects {
   }
 
   @Override
+  public boolean serves(String apiVersion, String kind, String namespace) {
+    try {
+      requireServed(apiVersion, kind, namespace);
+      return true;
+    } catch (KubernetesApiException e) {
+      if (e.problem() == KubernetesApiException.Problem.CRD_NOT_INSTALLED) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  @Override
   public Optional<Map<String, Object>> get(String apiVersion, String kind, String namespace,
       String name) {
     return rest.get().find(ResourceRef.of(apiVersion, kind), Optional.of(namespace), name);
@@ -43,7 +57,7 @@ public final class KubernetesObjects implements CustomObjects {
   public List<Map<String, Object>> list(String apiVersion, String kind, String namespace,
       String labelSelector) {
     return rest.get().list(ResourceRef.of(apiVersion, kind), Optional.of(namespace),
-        Optional.of(labelSelector), Optional.empty());
+        Optional.of(labelSelector).filter(selector -> !selector.isBlank()), Optional.empty());
   }
 
   @Override
