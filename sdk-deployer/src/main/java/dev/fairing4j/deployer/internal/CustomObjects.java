@@ -20,9 +20,10 @@ public interface CustomObjects {
 
   /**
    * Checks that the API server serves {@code kind} of {@code apiVersion} in {@code namespace},
-   * creating nothing.
+   * and that the namespace exists, creating nothing.
    *
-   * @throws dev.fairing4j.core.FairingException with the install command when its CRD is missing
+   * @throws dev.fairing4j.core.FairingException with the install command when its CRD is
+   *     missing, with the command that creates it when the namespace is
    */
   void requireServed(String apiVersion, String kind, String namespace);
 

@@ -20,9 +20,12 @@ import java.util.Optional;
  * @param phase running, or how it ended
  * @param reason why it ended, or what it is doing
  * @param trials every trial proposed so far, by number
+ * @param reportedBest the name of the trial the controller running the experiment names as best
+ *     (Katib's {@code currentOptimalTrial}, the Trainer's {@code result}), once it has; empty
+ *     where this JVM runs the trials
  */
 public record ExperimentResults(String name, Objective objective, ExperimentPhase phase,
-    String reason, List<Trial> trials) implements Displayable {
+    String reason, List<Trial> trials, Optional<String> reportedBest) implements Displayable {
 
   /** Copies the trials. */
   public ExperimentResults {
@@ -32,13 +35,27 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
     Objects.requireNonNull(phase, "phase");
     Objects.requireNonNull(reason, "reason");
     trials = List.copyOf(trials);
+    Objects.requireNonNull(reportedBest, "reportedBest");
+  }
+
+  /** Results no controller has named a best trial in: this JVM compares the trials. */
+  public ExperimentResults(String name, Objective objective, ExperimentPhase phase,
+      String reason, List<Trial> trials) {
+    this(name, objective, phase, reason, trials, Optional.empty());
   }
 
   /**
-   * The succeeded trial with the best objective value (the first one proposed among equals);
-   * empty while none has succeeded.
+   * The trial to keep: the one the controller names ({@link #reportedBest()}) when it has named
+   * a succeeded one, else the succeeded trial with the best objective value (the first one
+   * proposed among equals); empty while none has succeeded.
    */
   public Optional<Trial> best() {
+    Optional<Trial> reported = reportedBest.flatMap(named -> trials.stream()
+        .filter(t -> t.name().equals(named) && t.status() == TrialStatus.SUCCEEDED)
+        .findFirst());
+    if (reported.isPresent()) {
+      return reported;
+    }
     Comparator<Trial> byValue = Comparator.comparing(t -> t.objective().orElseThrow());
     if (objective.direction() == Objective.Direction.MAXIMIZE) {
       byValue = byValue.reversed();

@@ -47,7 +47,7 @@ final class KatibFollower extends PollingFollower {
         "Experiment", namespace, name);
     if (experiment.isEmpty()) {
       return new ExperimentResults(name, objective, ExperimentPhase.FAILED, "the Experiment"
-          + " was deleted", last.trials());
+          + " was deleted", last.trials(), last.reportedBest());
     }
     List<Map<String, Object>> found = new ArrayList<>(objects.list(KatibRendering.API_VERSION,
         "Trial", namespace, EXPERIMENT_LABEL + "=" + name));
@@ -71,7 +71,9 @@ final class KatibFollower extends PollingFollower {
         reason = describe(condition);
       }
     }
-    return new ExperimentResults(name, objective, phase, reason, trials);
+    return new ExperimentResults(name, objective, phase, reason, trials,
+        JsonTree.text(experiment.get(), "status", "currentOptimalTrial", "bestTrialName")
+            .filter(best -> !best.isBlank()));
   }
 
   private Trial trial(int number, Map<String, Object> trial) {

@@ -57,7 +57,7 @@ final class OptimizationJobFollower extends PollingFollower {
         namespace, name);
     if (job.isEmpty()) {
       return new ExperimentResults(name, objective, ExperimentPhase.FAILED, "the OptimizationJob"
-          + " was deleted", last.trials());
+          + " was deleted", last.trials(), last.reportedBest());
     }
     List<Trial> trials = new ArrayList<>();
     for (Map<String, Object> trainJob : trainJobs(job.get())) {
@@ -77,11 +77,8 @@ final class OptimizationJobFollower extends PollingFollower {
         reason = "not created yet: " + describe(condition);
       }
     }
-    Optional<String> best = JsonTree.text(job.get(), "status", "result", "trainJobName");
-    if (best.isPresent()) {
-      reason += "; the Trainer's best: " + best.get();
-    }
-    return new ExperimentResults(name, objective, phase, reason, trials);
+    return new ExperimentResults(name, objective, phase, reason, trials, JsonTree.text(job.get(),
+        "status", "result", "trainJobName").filter(best -> !best.isBlank()));
   }
 
   /**

@@ -46,4 +46,25 @@ class ExperimentResultsTest {
             + " lr=0.01, optimizer=adam"));
     assertThat(results.best().orElseThrow().number()).as("succeeded trials only").isEqualTo(2);
   }
+
+  @Test
+  void theTrialTheControllerNamesIsTheBestOnceItHasSucceeded() {
+    List<Trial> trials = List.of(
+        new Trial(1, "tune-x1", Map.of("lr", "0.1"), TrialStatus.SUCCEEDED, Optional.of(0.9),
+            Optional.empty(), Optional.empty(), Optional.empty()),
+        new Trial(2, "tune-x2", Map.of("lr", "0.2"), TrialStatus.SUCCEEDED, Optional.of(0.8),
+            Optional.empty(), Optional.empty(), Optional.empty()),
+        new Trial(3, "tune-x3", Map.of("lr", "0.3"), TrialStatus.RUNNING, Optional.empty(),
+            Optional.empty(), Optional.empty(), Optional.empty()));
+    Objective accuracy = Objective.maximize("accuracy");
+
+    assertThat(new ExperimentResults("tune", accuracy, ExperimentPhase.SUCCEEDED, "done",
+        trials, Optional.of("tune-x2")).best()).map(Trial::number).as("Katib's or the"
+            + " Trainer's verdict, by its own reading of the metric").contains(2);
+    assertThat(new ExperimentResults("tune", accuracy, ExperimentPhase.RUNNING, "running",
+        trials, Optional.of("tune-x3")).best()).map(Trial::number)
+        .as("named while still running here: the best value until it has succeeded").contains(1);
+    assertThat(new ExperimentResults("tune", accuracy, ExperimentPhase.RUNNING, "running",
+        trials, Optional.of("tune-gone")).best()).map(Trial::number).contains(1);
+  }
 }

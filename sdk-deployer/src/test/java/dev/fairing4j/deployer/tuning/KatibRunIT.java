@@ -114,13 +114,19 @@ class KatibRunIT {
 
     trial("mnist-tune-ghi13579", "0.002", "0.55", "Failed", null, null);
     status("trials", "mnist-tune-def67890", conditions("Succeeded"), observation("0.9", "0.85"));
+    Map<String, Object> optimal = Map.of("bestTrialName", "mnist-tune-def67890",
+        "parameterAssignments", List.of(Map.of("name", "lr", "value", "0.05"),
+            Map.of("name", "momentum", "value", "0.7")), "observation", observation("0.9",
+                "0.85"));
     status("experiments", "mnist-tune", List.of(condition("Succeeded",
         "ExperimentMaxTrialsReached", "Experiment has succeeded because max trial count has"
-            + " reached")), null);
+            + " reached")), null, optimal);
     ExperimentResults end = run.waitForCompletion(Duration.ofSeconds(30));
     assertThat(end.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
     assertThat(end.reason()).isEqualTo("ExperimentMaxTrialsReached: Experiment has succeeded"
         + " because max trial count has reached");
+    assertThat(end.reportedBest()).as("Katib's currentOptimalTrial")
+        .contains("mnist-tune-def67890");
     assertThat(end.best().orElseThrow().name()).isEqualTo("mnist-tune-def67890");
     assertThat(end.trial(3).orElseThrow().status()).isEqualTo(TrialStatus.FAILED);
     assertThat(end.trial(3).orElseThrow().message()).contains("TrialFailed: the job failed");
@@ -184,11 +190,19 @@ class KatibRunIT {
 
   private static void status(String plural, String name, List<Map<String, Object>> conditions,
       Map<String, Object> observation) {
+    status(plural, name, conditions, observation, null);
+  }
+
+  private static void status(String plural, String name, List<Map<String, Object>> conditions,
+      Map<String, Object> observation, Map<String, Object> optimal) {
     String path = "/apis/kubeflow.org/v1beta1/namespaces/" + ns + "/" + plural + "/" + name;
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("conditions", conditions);
     if (observation != null) {
       status.put("observation", observation);
+    }
+    if (optimal != null) {
+      status.put("currentOptimalTrial", optimal);
     }
     TuningFixtures.putStatus(server, path, status);
   }

@@ -67,10 +67,14 @@ class OptimizationJobRunIT {
   }
 
   private static Experiment experiment() {
+    return experiment(ns);
+  }
+
+  private static Experiment experiment(String namespace) {
     ImageBuilder builder = TuningFixtures.countingBuilder(BUILDS);
     return Experiment.of("mnist-tune", Fairing.pipeline().progress(ProgressListener.NONE)
             .preprocessor(Fixtures::context).builder(builder)
-            .deployer(Deployers.trainJob("mnist").namespace(ns).on(cluster)))
+            .deployer(Deployers.trainJob("mnist").namespace(namespace).on(cluster)))
         .parameter("lr", Search.logUniform(0.001, 0.1))
         .parameter("batch-size", Search.choice("32", "64"))
         .objective(Objective.maximize("accuracy"))
@@ -107,6 +111,14 @@ class OptimizationJobRunIT {
     assertThat(experiment().dryRun()).startsWith("# backend AUTO chose OPTIMIZATION_JOB: the"
         + " cluster serves Trainer's OptimizationJob and the job is a TrainJob\n")
         .contains("kind: OptimizationJob");
+
+    assertThatThrownBy(() -> experiment("no-such-namespace").run())
+        .isInstanceOfSatisfying(KubernetesApiException.class, e -> {
+          assertThat(e.problem()).isEqualTo(Problem.NAMESPACE_NOT_FOUND);
+          assertThat(e.getMessage()).contains("namespace 'no-such-namespace' does not exist",
+              "kubectl create namespace no-such-namespace");
+        });
+    assertThat(BUILDS).as("refused before the build").hasValue(0);
 
     ExperimentRun run = experiment().run();
     assertThat(BUILDS).hasValue(1);
@@ -152,8 +164,8 @@ class OptimizationJobRunIT {
     TuningFixtures.putStatus(server, optimizationJobs() + "/mnist-tune", end);
     ExperimentResults ended = run.waitForCompletion(Duration.ofSeconds(30));
     assertThat(ended.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
-    assertThat(ended.reason()).isEqualTo("MaxTrialsReached: 4 trials ended; the Trainer's best:"
-        + " mnist-tune-trial-b2");
+    assertThat(ended.reason()).isEqualTo("MaxTrialsReached: 4 trials ended");
+    assertThat(ended.reportedBest()).contains("mnist-tune-trial-b2");
     assertThat(ended.best().orElseThrow().name()).isEqualTo("mnist-tune-trial-b2");
     assertThat(ended.trials()).extracting(Trial::status).containsExactly(TrialStatus.SUCCEEDED,
         TrialStatus.SUCCEEDED, TrialStatus.FAILED, TrialStatus.METRICS_UNAVAILABLE);

@@ -188,7 +188,8 @@ public final class ApiErrors {
         operation.subject(), message, hint, 404, null);
   }
 
-  private static KubernetesApiException namespaceMissing(Operation operation, String namespace,
+  /** {@code namespace} does not exist, for {@code operation}; with the server's words if any. */
+  static KubernetesApiException namespaceMissing(Operation operation, String namespace,
       String serverMessage) {
     return new KubernetesApiException(Problem.NAMESPACE_NOT_FOUND, operation.what(),
         operation.subject(), "namespace '" + namespace + "' does not exist" + suffix(serverMessage),

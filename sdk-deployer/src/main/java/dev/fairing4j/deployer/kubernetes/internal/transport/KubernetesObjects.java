@@ -30,6 +30,15 @@ public final class KubernetesObjects implements CustomObjects {
 
   @Override
   public void requireServed(String apiVersion, String kind, String namespace) {
+    probe(apiVersion, kind, namespace);
+    // A list in a namespace that does not exist is empty, not refused: ask, before a build.
+    if (rest.get().namespaceExists(namespace).equals(Optional.of(false))) {
+      throw ApiErrors.namespaceMissing(Operation.onCollection("list", ResourceRef.of(apiVersion,
+          kind), Optional.of(namespace)), namespace, "");
+    }
+  }
+
+  private void probe(String apiVersion, String kind, String namespace) {
     rest.get().list(ResourceRef.of(apiVersion, kind), Optional.of(namespace),
         Optional.of(NOTHING), Optional.empty());
   }
@@ -37,7 +46,7 @@ public final class KubernetesObjects implements CustomObjects {
   @Override
   public boolean serves(String apiVersion, String kind, String namespace) {
     try {
-      requireServed(apiVersion, kind, namespace);
+      probe(apiVersion, kind, namespace);
       return true;
     } catch (KubernetesApiException e) {
       if (e.problem() == KubernetesApiException.Problem.CRD_NOT_INSTALLED) {
