@@ -158,7 +158,10 @@ public final class Experiment {
         s.earlyStopping()));
   }
 
-  /** How parameters reach the script: {@code --lr=0.01} (the default) or {@code LR=0.01}. */
+  /**
+   * How parameters reach the script: {@code --lr=0.01} (the default), {@code LR=0.01}, or
+   * {@code KUBEFLOW_TRAINER_OPT_LR=0.01} as Trainer's OptimizationJob passes them.
+   */
   public Experiment parameterStyle(ParameterStyle value) {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
@@ -401,9 +404,12 @@ public final class Experiment {
     Objective goal = requireObjective();
     SearchSpace space = space();
     int maxTrials = trialCount(space);
+    // ARGS: arguments the kubelet fills from the Trainer's variables; TRAINER_ENV: the script
+    // reads those variables itself.
     JobVariant template = JobVariant.named(OptimizationJobRendering.placeholderName(name))
-        .args(ParameterStyle.ARGS.args(OptimizationJobRendering.placeholders(
-            space.parameters()))).label(EXPERIMENT_LABEL, name);
+        .args(settings.style() == ParameterStyle.ARGS ? ParameterStyle.ARGS.args(
+            OptimizationJobRendering.placeholders(space.parameters())) : List.of())
+        .label(EXPERIMENT_LABEL, name);
     List<Map<String, Object>> trial = Yaml.read(render.apply(template));
     return OptimizationJobRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), trial);

@@ -77,6 +77,14 @@ final class OptimizationJobFollower extends PollingFollower {
         reason = "not created yet: " + describe(condition);
       }
     }
+    if (phase == ExperimentPhase.SUCCEEDED && !trials.isEmpty()
+        && trials.stream().noneMatch(t -> t.status() == TrialStatus.SUCCEEDED)) {
+      // As a search from this JVM fails when no trial printed the metric: nothing to keep.
+      phase = ExperimentPhase.FAILED;
+      reason = "no trial reported " + objective.metric() + " to the Trainer (the script sends"
+          + " it to KUBEFLOW_TRAINER_SERVER_URL; see each trial's message); the Trainer said "
+          + reason;
+    }
     return new ExperimentResults(name, objective, phase, reason, trials, JsonTree.text(job.get(),
         "status", "result", "trainJobName").filter(best -> !best.isBlank()));
   }

@@ -13,16 +13,17 @@ import java.util.SortedMap;
  * Renders an experiment as Kubeflow Trainer's {@code OptimizationJob}
  * ({@code trainer.kubeflow.org/v1alpha1}, newer than Trainer v2.3): objectives, search
  * algorithm, parameters, trial counts and the TrainJob every trial runs. The Trainer gives each
- * trial its values as {@code KUBEFLOW_TRAINER_OPT_<NAME>} in the trainer's environment; the
- * template passes them to the script as arguments ({@code --lr=$(KUBEFLOW_TRAINER_OPT_LR)},
- * which the kubelet expands). What the CRD cannot say (a goal, a failed-trial budget, Katib's
+ * trial its values as {@code KUBEFLOW_TRAINER_OPT_<NAME>} in the trainer's environment; in the
+ * ARGS style the template passes them to the script as arguments
+ * ({@code --lr=$(KUBEFLOW_TRAINER_OPT_LR)}, which the kubelet expands), in the TRAINER_ENV
+ * style the script reads them. What the CRD cannot say (a goal, a failed-trial budget, Katib's
  * algorithms) is refused rather than dropped.
  */
 final class OptimizationJobRendering {
   /** The Trainer's API version. */
   static final String API_VERSION = "trainer.kubeflow.org/v1alpha1";
   /** The prefix of the variables that carry a trial's values. */
-  static final String ENV_PREFIX = "KUBEFLOW_TRAINER_OPT_";
+  static final String ENV_PREFIX = ParameterStyle.TRAINER_PREFIX;
   // The CRD's bounds.
   private static final int MAX_TRIALS = 100;
 
@@ -67,8 +68,9 @@ final class OptimizationJobRendering {
     }
     if (style == ParameterStyle.ENV) {
       throw refusal("parameterStyle", "under an OptimizationJob the Trainer sets each"
-          + " parameter as " + ENV_PREFIX + "<NAME>, not <NAME>", "read " + ENV_PREFIX
-          + "<NAME> in the script, or use ParameterStyle.ARGS (--lr=$(" + ENV_PREFIX + "LR))");
+          + " parameter as " + ENV_PREFIX + "<NAME>, not <NAME>", "use"
+          + " ParameterStyle.TRAINER_ENV (the script reads " + ENV_PREFIX + "LR, on every"
+          + " backend) or ParameterStyle.ARGS (--lr=$(" + ENV_PREFIX + "LR))");
     }
   }
 

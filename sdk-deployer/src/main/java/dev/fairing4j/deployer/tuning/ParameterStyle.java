@@ -8,16 +8,27 @@ import java.util.Map;
 
 /**
  * How a trial's parameters reach the script: as command-line arguments ({@code --lr=0.01},
- * after the deployer's own, as Katib's examples pass them) or as environment variables
- * ({@code LR=0.01}: the name upper-cased, {@code -} as {@code _}).
+ * after the deployer's own, as Katib's examples pass them), as environment variables
+ * ({@code LR=0.01}: the name upper-cased, {@code -} as {@code _}), or as the variables Trainer's
+ * OptimizationJob sets ({@code KUBEFLOW_TRAINER_OPT_LR=0.01}).
  */
 public enum ParameterStyle {
   /** {@code --<name>=<value>}, appended to the deployer's arguments. */
   ARGS,
   /** {@code <NAME>=<value>} in every replica's environment. */
-  ENV;
+  ENV,
+  /**
+   * {@code KUBEFLOW_TRAINER_OPT_<NAME>=<value>} in every replica's environment, as Trainer's
+   * OptimizationJob hands values to a TrainJob: a script written for the OptimizationJob (one
+   * that reads {@code KUBEFLOW_TRAINER_OPT_LR}) runs unchanged on every backend, and under the
+   * OptimizationJob the Trainer sets the variables itself.
+   */
+  TRAINER_ENV;
 
-  /** The arguments {@code assignment} adds in this style; none for {@link #ENV}. */
+  /** The prefix of the variables {@link #TRAINER_ENV} sets. */
+  public static final String TRAINER_PREFIX = "KUBEFLOW_TRAINER_OPT_";
+
+  /** The arguments {@code assignment} adds in this style; none but for {@link #ARGS}. */
   public List<String> args(Map<String, String> assignment) {
     List<String> args = new ArrayList<>();
     if (this == ARGS) {
@@ -29,8 +40,9 @@ public enum ParameterStyle {
   /** The environment {@code assignment} sets in this style; none for {@link #ARGS}. */
   public Map<String, String> env(Map<String, String> assignment) {
     Map<String, String> env = new LinkedHashMap<>();
-    if (this == ENV) {
-      assignment.forEach((name, value) -> env.put(variable(name), value));
+    if (this != ARGS) {
+      String prefix = this == TRAINER_ENV ? TRAINER_PREFIX : "";
+      assignment.forEach((name, value) -> env.put(prefix + variable(name), value));
     }
     return env;
   }

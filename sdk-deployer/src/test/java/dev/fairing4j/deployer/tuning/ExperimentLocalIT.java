@@ -175,6 +175,35 @@ class ExperimentLocalIT {
   }
 
   @Test
+  void aScriptWrittenForTheTrainersOptimizationJobRunsUnchangedFromThisJvm() {
+    // As the Kubeflow SDK's OptimizationJob examples read their values: the Trainer's names.
+    String script = """
+        import logging, os
+        logging.basicConfig(level=logging.INFO)
+        lr = float(os.environ["KUBEFLOW_TRAINER_OPT_LR"])
+        batch = int(os.environ["KUBEFLOW_TRAINER_OPT_BATCH_SIZE"])
+        logging.info("lr=%s batch=%s", lr, batch)
+        print(f"accuracy={1 - abs(lr - 0.01) - batch / 1000:.6f}")
+        """;
+    ExperimentResults results;
+    try (ExperimentRun run = Experiment.of("trainer-env", pipeline(script))
+        .parameter("lr", Search.logUniform(0.001, 0.1))
+        .parameter("batch-size", Search.choice("16", "32"))
+        .objective(Objective.maximize("accuracy"))
+        .parameterStyle(ParameterStyle.TRAINER_ENV)
+        .maxTrials(2).parallel(2).run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(2));
+    }
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    for (Trial trial : results.trials()) {
+      double lr = Double.parseDouble(trial.parameters().get("lr"));
+      int batch = Integer.parseInt(trial.parameters().get("batch-size"));
+      assertThat(trial.objective()).hasValueSatisfying(v -> assertThat(v).isCloseTo(
+          1 - Math.abs(lr - 0.01) - batch / 1000.0, within(2e-6)));
+    }
+  }
+
+  @Test
   void theGoalEndsTheSearchWithoutProposingMoreTrials() {
     ExperimentResults results;
     try (ExperimentRun run = Experiment.of("goal", pipeline(ARGS_SCRIPT))

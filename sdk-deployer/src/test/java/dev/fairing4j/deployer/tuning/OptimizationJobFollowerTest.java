@@ -14,10 +14,11 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the follower says of an OptimizationJob no controller has taken up, or one the Trainer
- * could not start. A real API server sets {@code creationTimestamp} itself and cannot be made to
- * hold one minutes old on demand, so these read from objects held in memory (a stand-in, said
- * so here); {@code OptimizationJobRunIT} follows one on a real server.
+ * What the follower says of an OptimizationJob no controller has taken up, one the Trainer could
+ * not start, and one it completed without any trial reporting the metric. A real API server sets
+ * {@code creationTimestamp} itself and cannot be made to hold one minutes old on demand, so these
+ * read from objects held in memory (a stand-in, said so here); {@code OptimizationJobRunIT}
+ * follows one on a real server.
  */
 class OptimizationJobFollowerTest {
   private final Map<String, Map<String, Object>> held = new LinkedHashMap<>();
@@ -45,7 +46,8 @@ class OptimizationJobFollowerTest {
     @Override
     public List<Map<String, Object>> list(String apiVersion, String kind, String namespace,
         String labelSelector) {
-      return List.of();
+      return held.entrySet().stream().filter(e -> e.getKey().startsWith(kind + "/"))
+          .map(Map.Entry::getValue).toList();
     }
 
     @Override
@@ -106,5 +108,29 @@ class OptimizationJobFollowerTest {
     ExperimentResults results = read();
     assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
     assertThat(results.reason()).isEqualTo("the OptimizationJob was deleted");
+  }
+
+  @Test
+  void aJobTheTrainerCompletedWithoutOneTrialReportingTheMetricFails() {
+    optimizationJob(Instant.now(), List.of(Map.of("type", "Complete", "status", "True",
+        "reason", "MaxTrialsReached", "message", "4 trials ended")));
+    Map<String, Object> trainJob = new LinkedHashMap<>();
+    trainJob.put("metadata", Map.of("name", "mnist-tune-trial-a1", "creationTimestamp",
+        Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()));
+    trainJob.put("spec", Map.of("trainer", Map.of("env", List.of(Map.of("name",
+        "KUBEFLOW_TRAINER_OPT_LR", "value", "0.01")))));
+    trainJob.put("status", Map.of("conditions", List.of(Map.of("type", "Complete", "status",
+        "True", "reason", "JobsCompleted", "message", "done"))));
+    held.put("TrainJob/mnist-tune-trial-a1", trainJob);
+
+    ExperimentResults results = read();
+    assertThat(results.trials()).singleElement().satisfies(trial -> {
+      assertThat(trial.status()).isEqualTo(TrialStatus.METRICS_UNAVAILABLE);
+      assertThat(trial.parameters()).containsExactly(Map.entry("lr", "0.01"));
+    });
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
+    assertThat(results.reason()).isEqualTo("no trial reported accuracy to the Trainer (the"
+        + " script sends it to KUBEFLOW_TRAINER_SERVER_URL; see each trial's message); the"
+        + " Trainer said MaxTrialsReached: 4 trials ended");
   }
 }

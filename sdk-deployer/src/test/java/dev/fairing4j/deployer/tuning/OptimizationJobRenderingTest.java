@@ -79,6 +79,17 @@ class OptimizationJobRenderingTest {
   }
 
   @Test
+  void inTheTrainersOwnStyleTheScriptReadsTheVariablesAndGetsNoArguments() {
+    Map<String, Object> job = Fixtures.trainingObject(trainJobExperiment("team")
+        .parameterStyle(ParameterStyle.TRAINER_ENV).dryRun());
+    Map<String, Object> trainer = Fixtures.at(job, "spec", "trainJobTemplate", "spec",
+        "trainer");
+    assertThat(Fixtures.<List<Object>>at(trainer, "args")).containsExactly("--log-interval=5");
+    assertThat(String.valueOf(trainer.get("env"))).as("the Trainer sets them, not the template")
+        .doesNotContain("KUBEFLOW_TRAINER_OPT_");
+  }
+
+  @Test
   void aGridIsTheCrdsCategoricalPointsAndLogUniformHasNone() {
     Experiment grid = trainJobExperiment("team").searchSpace(Map.of(
         "lr", Search.uniform(0.1, 0.3).step(0.1), "optimizer", Search.choice("sgd", "adam")))
@@ -109,7 +120,7 @@ class OptimizationJobRenderingTest {
     assertThatThrownBy(() -> experiment.maxTrials(101).dryRun())
         .hasMessageContaining("above an OptimizationJob's 100");
     assertThatThrownBy(() -> experiment.parameterStyle(ParameterStyle.ENV).dryRun())
-        .hasMessageContaining("KUBEFLOW_TRAINER_OPT_<NAME>");
+        .hasMessageContaining("KUBEFLOW_TRAINER_OPT_<NAME>", "ParameterStyle.TRAINER_ENV");
     assertThatThrownBy(() -> experiment(Deployers.pyTorchJob("mnist").namespace("team")
         .on(new CapturingCluster())).dryRun())
         .hasMessageContaining("an OptimizationJob runs TrainJobs, and this pipeline renders a"

@@ -47,6 +47,10 @@ class TrialValuesTest {
     assertThat(ParameterStyle.ENV.env(assignment))
         .containsExactly(Map.entry("BATCH_SIZE", "64"), Map.entry("LR", "0.0123"));
     assertThat(ParameterStyle.ENV.args(assignment)).isEmpty();
+    assertThat(ParameterStyle.TRAINER_ENV.env(assignment)).containsExactly(
+        Map.entry("KUBEFLOW_TRAINER_OPT_BATCH_SIZE", "64"),
+        Map.entry("KUBEFLOW_TRAINER_OPT_LR", "0.0123"));
+    assertThat(ParameterStyle.TRAINER_ENV.args(assignment)).isEmpty();
   }
 
   private static String katib(double accuracy, double loss) {
