@@ -441,10 +441,9 @@ public final class Experiment {
     deployer.validateTarget();
     CustomObjects objects = clusterObjects(deployer).orElseThrow(() -> InvalidInputException.of(
         "backend", (katib ? "Katib" : "An OptimizationJob") + " runs on a Kubernetes cluster,"
-            + " and " + deployer.jobName()
-            + " is not deployed to one", "deploy with .on(Clusters.kubernetes()), or run the"
-            + " trials from this JVM with backend(TuningBackend.CLIENT), which works on any"
-            + " cluster"));
+            + " and " + deployer.jobName() + " is not deployed to one", "deploy with"
+            + " .on(Clusters.kubernetes()), or run the trials from this JVM with"
+            + " backend(TuningBackend.CLIENT), which works on any cluster"));
     Map<String, Object> submitted = planned.get(planned.size() - 1);
     String namespace = JsonTree.text(submitted, "metadata", "namespace").orElseThrow();
     List<Map<String, Object>> shared = planned.subList(0, planned.size() - 1);
