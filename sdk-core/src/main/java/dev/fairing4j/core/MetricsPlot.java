@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,8 +164,7 @@ public final class MetricsPlot implements Displayable {
   /** An {@code <img>} with the PNG inline. */
   @Override
   public String toHtml() {
-    return "<img alt=\"" + dev.fairing4j.core.internal.TextTable.escape(toText())
-        + "\" src=\"data:image/png;base64," + Base64.getEncoder().encodeToString(png()) + "\"/>";
+    return ChartRenderer.inlineImage(toText(), png());
   }
 
   /**
@@ -175,14 +173,12 @@ public final class MetricsPlot implements Displayable {
    */
   @Override
   public Map<String, String> mimeBundle() {
-    Map<String, String> bundle = new LinkedHashMap<>();
     if (metrics.isEmpty() || names.isEmpty()) {
+      Map<String, String> bundle = new LinkedHashMap<>();
       bundle.put("text/plain", "nothing to plot: " + metrics.toText());
       return bundle;
     }
-    bundle.put("text/plain", toText());
-    bundle.put("image/png", Base64.getEncoder().encodeToString(png()));
-    return bundle;
+    return ChartRenderer.mimeBundle(toText(), png());
   }
 
   @Override

@@ -47,6 +47,11 @@ final class JobSteps implements Deployer, ClusterBound {
     return deployer.options().namespace();
   }
 
+  @Override
+  public String kindName() {
+    return deployer.kindName();
+  }
+
   /**
    * Checks the whole configuration against {@code context} (name length against pod-name
    * suffixes, mutator targets, what the mutators produced), before anything is built or sent.

@@ -5,8 +5,11 @@ import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.function.Supplier;
@@ -94,6 +97,20 @@ public interface ChartRenderer {
           "check that the directory is writable", e);
     }
     return file;
+  }
+
+  /** An {@code <img>} with {@code png} inline and {@code text} as its alt text. */
+  static String inlineImage(String text, byte[] png) {
+    return "<img alt=\"" + TextTable.escape(text) + "\" src=\"data:image/png;base64,"
+        + Base64.getEncoder().encodeToString(png) + "\"/>";
+  }
+
+  /** {@code text/plain} and {@code image/png}: what a notebook shows a plot by. */
+  static Map<String, String> mimeBundle(String text, byte[] png) {
+    Map<String, String> bundle = new LinkedHashMap<>();
+    bundle.put("text/plain", text);
+    bundle.put("image/png", Base64.getEncoder().encodeToString(png));
+    return bundle;
   }
 
   /**

@@ -229,9 +229,9 @@ public final class Experiment {
    *     the experiment's first trial job exists already ({@link #attach()} resumes it)
    */
   public ExperimentRun run() {
-    TuningBackend backend = choose(Use.RUN).backend();
-    if (backend != TuningBackend.CLIENT) {
-      return onController(backend, false);
+    Choice choice = choose(Use.RUN);
+    if (choice.backend() != TuningBackend.CLIENT) {
+      return onController(choice, false);
     }
     Checked checked = check();
     checked.deployer().attach(checked.variants().get(0).name()).ifPresent(job -> {
@@ -257,9 +257,9 @@ public final class Experiment {
    *     starts it), or when a trial job was run with other parameters
    */
   public ExperimentRun attach() {
-    TuningBackend backend = choose(Use.ATTACH).backend();
-    if (backend != TuningBackend.CLIENT) {
-      return onController(backend, true);
+    Choice choice = choose(Use.ATTACH);
+    if (choice.backend() != TuningBackend.CLIENT) {
+      return onController(choice, true);
     }
     Checked checked = check();
     Map<Integer, TrainingJob> found = new TreeMap<>();
@@ -304,7 +304,7 @@ public final class Experiment {
       Checked checked = check();
       return comment + pipeline.variant(checked.variants().get(0)).dryRun();
     }
-    return comment + Yaml.write(controllerObjects(choice.backend(), this::planned));
+    return comment + Yaml.write(choice.planned());
   }
 
   // The job a variant renders with the image the builder plans, building nothing.
@@ -318,8 +318,11 @@ public final class Experiment {
         : optimizationJobObjects(render);
   }
 
-  /** Why {@link #choose} chose a backend, for {@link #dryRun()}'s comment and the log. */
-  private record Choice(TuningBackend backend, String why) {}
+  /**
+   * The backend {@link #choose} chose and why, for {@link #dryRun()}'s comment; for Katib or the
+   * Trainer, what would be created with the planned image (rendered once, also to choose).
+   */
+  private record Choice(TuningBackend backend, String why, List<Map<String, Object>> planned) {}
 
   /** What {@link #choose} chooses for: a run, an attach, a dry run (which asks, never fails). */
   private enum Use { RUN, ATTACH, DRY_RUN }
@@ -331,10 +334,11 @@ public final class Experiment {
    */
   private Choice choose(Use use) {
     if (settings.backend() != TuningBackend.AUTO) {
-      return new Choice(settings.backend(), "named");
+      return new Choice(settings.backend(), "named", settings.backend() == TuningBackend.CLIENT
+          ? List.of() : controllerObjects(settings.backend(), this::planned));
     }
-    // Cheapest first: the settings, then the cluster's kind, then the job (rendered), then
-    // the API server.
+    // Cheapest first: the settings, then the cluster and the job's kind, then the job
+    // (rendered: the context prepared), then the API server.
     List<Map<String, Object>> rendered;
     Optional<CustomObjects> objects;
     try {
@@ -342,6 +346,11 @@ public final class Experiment {
       objects = pipeline.deployer().flatMap(Experiment::clusterObjects);
       if (objects.isEmpty()) {
         return client("the job is not deployed to a Kubernetes cluster");
+      }
+      String kind = ((ClusterBound) pipeline.deployer().orElseThrow()).kindName();
+      if (!kind.equals("TrainJob")) {
+        return client("an OptimizationJob runs TrainJobs, and this pipeline does not (" + kind
+            + ")");
       }
       rendered = optimizationJobObjects(this::planned);
     } catch (InvalidInputException e) {
@@ -370,14 +379,14 @@ public final class Experiment {
     LOG.info("experiment {}: backend AUTO chose OPTIMIZATION_JOB: the cluster serves it and"
         + " the job is a TrainJob", name);
     return new Choice(TuningBackend.OPTIMIZATION_JOB, "the cluster serves Trainer's"
-        + " OptimizationJob and the job is a TrainJob");
+        + " OptimizationJob and the job is a TrainJob", rendered);
   }
 
   // Quiet: running the trials here is what an experiment does unless the Trainer can.
   private Choice client(String why) {
     LOG.debug("experiment {}: backend AUTO chose CLIENT (trials run from this JVM): {}", name,
         why);
-    return new Choice(TuningBackend.CLIENT, why);
+    return new Choice(TuningBackend.CLIENT, why, List.of());
   }
 
   /** Katib's objects, the trial job rendered by {@code render} (planned or built image). */
@@ -431,12 +440,13 @@ public final class Experiment {
    * Submits the experiment to Katib or the Trainer (the image built and pushed first), or with
    * {@code attach} finds it, and follows what that controller reports.
    */
-  private ExperimentRun onController(TuningBackend backend, boolean attach) {
+  private ExperimentRun onController(Choice choice, boolean attach) {
+    TuningBackend backend = choice.backend();
     boolean katib = backend == TuningBackend.KATIB;
     String controller = katib ? "Katib" : "Trainer";
     String apiVersion = katib ? KatibRendering.API_VERSION : OptimizationJobRendering.API_VERSION;
     String kind = katib ? "Experiment" : "OptimizationJob";
-    List<Map<String, Object>> planned = controllerObjects(backend, this::planned);
+    List<Map<String, Object>> planned = choice.planned();
     Deployer deployer = pipeline.deployer().orElseThrow();
     deployer.validateTarget();
     CustomObjects objects = clusterObjects(deployer).orElseThrow(() -> InvalidInputException.of(

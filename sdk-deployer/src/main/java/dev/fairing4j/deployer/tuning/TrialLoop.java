@@ -319,11 +319,11 @@ final class TrialLoop implements Following {
       return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took,
           Optional.of("its logs could not be read: " + e.getMessage()));
     }
-    Optional<Double> value = objective.valueOf(metrics);
+    List<MetricPoint> series = objective.seriesOf(metrics);
+    Optional<Double> value = objective.strategy().of(series);
     if (value.isPresent()) {
-      List<MetricPoint> series = objective.seriesOf(metrics);
       averages.put(trial.number() - 1, series.stream().mapToDouble(MetricPoint::value)
-          .average().orElse(value.get()));
+          .average().orElseThrow());
       return trial.ended(TrialStatus.SUCCEEDED, value, took, Optional.empty());
     }
     return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took, Optional.of(

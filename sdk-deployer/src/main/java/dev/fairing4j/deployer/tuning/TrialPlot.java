@@ -5,11 +5,9 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.ChartRenderer;
 import dev.fairing4j.core.internal.KernelBridge;
-import dev.fairing4j.core.internal.TextTable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -171,17 +169,13 @@ public final class TrialPlot implements Displayable {
   /** An {@code <img>} with the PNG inline. */
   @Override
   public String toHtml() {
-    return "<img alt=\"" + TextTable.escape(toText()) + "\" src=\"data:image/png;base64,"
-        + Base64.getEncoder().encodeToString(png()) + "\"/>";
+    return ChartRenderer.inlineImage(toText(), png());
   }
 
   /** {@code text/plain} and {@code image/png}: a notebook shows the image. */
   @Override
   public Map<String, String> mimeBundle() {
-    Map<String, String> bundle = new LinkedHashMap<>();
-    bundle.put("text/plain", toText());
-    bundle.put("image/png", Base64.getEncoder().encodeToString(png()));
-    return bundle;
+    return ChartRenderer.mimeBundle(toText(), png());
   }
 
   @Override

@@ -13,6 +13,7 @@ import dev.fairing4j.core.Pipeline;
 import dev.fairing4j.core.Preprocessor;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Fixtures;
@@ -153,5 +154,20 @@ class ExperimentTest {
               .isEqualTo("builder"))
           .message().contains("is not set, and mnist runs an image").doesNotContain("tune-");
     }
+  }
+
+  @Test
+  void theDefaultRunsAPyTorchJobSearchHereWithoutAskingTheCluster() {
+    // Port 1 answers nothing: the choice is made from the job's kind, before any request.
+    Path kubeconfig = KubernetesApiFixture.writeKubeconfig(state.resolve("kubeconfig"),
+        "https://127.0.0.1:1", "team");
+    Pipeline onKubernetes = Fairing.pipeline().progress(ProgressListener.NONE)
+        .preprocessor(Fixtures::context).builder(TuningFixtures.dryRunBuilder(Optional.empty()))
+        .deployer(Deployers.pyTorchJob("mnist").workers(1)
+            .on(Clusters.kubernetes().kubeconfig(kubeconfig)));
+    assertThat(Experiment.of("tune", onKubernetes).parameter("lr", Search.uniform(0, 1))
+        .objective(Objective.maximize("accuracy")).dryRun()).startsWith("# backend AUTO chose"
+            + " CLIENT: an OptimizationJob runs TrainJobs, and this pipeline does not"
+            + " (PyTorchJob)\n").contains("kind: PyTorchJob", "name: tune-1");
   }
 }
