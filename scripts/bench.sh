@@ -17,6 +17,15 @@
 #       experiment one at a time and two at a time; trials per hour of each and the experiment's
 #       overhead per trial over the hand-run (target <= 1000 ms). See TuningBenchmark's javadoc.
 #
+#   scripts/bench.sh serve [SECONDS]
+#       fairing4j's model server as the image runs it (a torch predictor, Debian's python3) under
+#       1, 10, 50 and 200 concurrent keep-alive clients for SECONDS each (default 5): requests/s,
+#       p50 and p99, errors and resets; a burst of 200 new connections at once; the same
+#       predictor called in-process (the limit) and the server's overhead per request over it;
+#       the server's threads and memory (targets: 0 resets, <= 8 threads). See ServeBenchmark.
+#       FAIRING4J_BENCH_SERVER=FILE runs another fairing4j_model_server.py (an older commit's:
+#       git show REV:sdk-builder/src/main/resources/.../fairing4j_model_server.py) side by side.
+#
 #   scripts/bench.sh load [JOBS] [REPLICAS] [LINES]
 #       200 jobs followed concurrently from one TrainingClient against an in-process list+watch
 #       fake (watch requests, API requests per job, heap), and the log fan-in of 8 replicas x
@@ -77,6 +86,7 @@ RUN_LIMIT_S=600
 usage() {
   echo "usage: scripts/bench.sh build [--rounds=N] [--fresh-rounds=N] [--buildah-rounds=N]" >&2
   echo "       scripts/bench.sh local [ROUNDS] [SAMPLES]" >&2
+  echo "       scripts/bench.sh serve [SECONDS]" >&2
   echo "       scripts/bench.sh load [JOBS] [REPLICAS] [LINES]" >&2
   echo "       scripts/bench.sh api [WAITS]" >&2
   echo "       scripts/bench.sh watch [JOBS] [IDLE_SECONDS]" >&2
@@ -324,6 +334,14 @@ case "${1:-}" in
   local)
     shift
     bench_local "$@"
+    ;;
+  serve)
+    shift
+    if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+      log "Debian's torch is missing; install with: apt-get install --no-install-recommends python3-torch"
+      exit 1
+    fi
+    java -cp "$(bench_classpath)" dev.fairing4j.examples.bench.ServeBenchmark "$@"
     ;;
   tune)
     shift

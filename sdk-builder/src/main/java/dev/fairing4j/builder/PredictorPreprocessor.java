@@ -3,10 +3,12 @@ package dev.fairing4j.builder;
 import dev.fairing4j.builder.preprocess.internal.ContainerPaths;
 import dev.fairing4j.builder.preprocess.internal.EntrySource;
 import dev.fairing4j.builder.preprocess.internal.ModelServer;
+import dev.fairing4j.builder.preprocess.internal.PredictorSource;
 import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
 import dev.fairing4j.builder.preprocess.internal.PythonOptions;
 import dev.fairing4j.builder.preprocess.internal.SourceFiles;
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -25,16 +26,27 @@ import java.util.regex.Pattern;
  * {@code load()} and {@code predict(instances)} functions. The image runs fairing4j's model
  * server (standard library only) on port {@value ModelServer#DEFAULT_PORT}, which imports the
  * file and answers KServe's V1 protocol ({@code GET /v1/models/<name>} for readiness,
- * {@code POST /v1/models/<name>:predict} with {@code {"instances": [...]}}) and V2's health and
- * infer paths. Create one with {@link Preprocessors#predictor(Path)}; it is an immutable value.
+ * {@code POST /v1/models/<name>:predict} with {@code {"instances": [...]}}) and the whole
+ * required REST API of the Open Inference Protocol (V2: server and model metadata, health,
+ * {@code /v2/models/<name>[/versions/<v>]/infer} with flat or nested tensors). Create one with
+ * {@link Preprocessors#predictor(Path)}; it is an immutable value.
  *
  * <pre>{@code
  * class MnistModel:
  *     def load(self):                      # once, before the endpoint reports ready
- *         self.net = torch.jit.load("/mnt/models/mnist.pt")
+ *         self.net = torch.jit.load("/opt/mnist/models/mnist_cnn.pt")
  *     def predict(self, instances):        # a list in, a list (or tensor) out
  *         return self.net(torch.tensor(instances)).argmax(1)
  * }</pre>
+ *
+ * <p>A file written for KServe's Python SDK (a {@code kserve.Model} subclass with {@code load},
+ * {@code preprocess}, {@code predict(payload, headers)}, {@code postprocess}, sync or async,
+ * usually started by {@code kserve.ModelServer().start([model])}) runs unchanged: with KServe's
+ * own server where the image has the {@code kserve} package, else through fairing4j's server,
+ * which stands in for {@code kserve.Model}, {@code ModelServer}, {@code InferRequest} and
+ * {@code InferResponse}. The name such a file constructs its model with
+ * ({@code CustomModel("custom-model")}) is the model name, unless {@link #modelName} sets it
+ * (then the file should construct it with {@code args.model_name}).
  *
  * <p>The file's directory is the base: sibling modules, {@link #files}, {@link #directories} and
  * {@link #requirements} go with it as they would with a training script. An error in
@@ -45,8 +57,6 @@ public final class PredictorPreprocessor
     extends AbstractPythonPreprocessor<PredictorPreprocessor> {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern MODEL_NAME = Pattern.compile("[a-z0-9]([a-z0-9._-]*[a-z0-9])?");
-  private static final Pattern TOP_LEVEL_CLASS =
-      Pattern.compile("(?m)^class\\s+([A-Za-z_][A-Za-z0-9_]*)\\s*[(:]");
 
   private final Path file;
   private final Optional<Path> baseDir;
@@ -142,34 +152,50 @@ public final class PredictorPreprocessor
     }
     Path base = baseDir.orElseGet(file::getParent);
     SourceFiles.requireInside("predictor", file, base);
-    className.ifPresent(this::requireClass);
+    PredictorSource source = PredictorSource.of(read());
+    className.ifPresent(name -> requireClass(source, name));
+    Optional<String> served = modelName.or(() -> source.kserve() ? source.literalName()
+        : Optional.empty());
+    if (source.kserve() && modelName.isPresent() && source.literalName().isPresent()
+        && !source.literalName().get().equals(modelName.get())) {
+      throw InvalidInputException.of("modelName", "'" + modelName.get() + "' differs from '"
+          + source.literalName().get() + "', the name " + file.getFileName() + " constructs its"
+          + " kserve model with, which is the name KServe's server serves", "drop"
+          + " .modelName(..), or construct the model with the name from the command line:"
+          + " " + source.kserveModels().get(0) + "(args.model_name)");
+    }
     String prefix = options.pathPrefix();
     String predictorPath = ContainerPaths.join(prefix, base.relativize(file));
     List<String> serverArgs = new ArrayList<>(List.of("--predictor", predictorPath));
     className.ifPresent(name -> serverArgs.addAll(List.of("--class", name)));
-    modelName.ifPresent(name -> serverArgs.addAll(List.of("--model_name", name)));
-    return PythonContextBuilder.build(base, new EntrySource.Generated(ModelServer.RELATIVE_PATH,
-        ModelServer.script()), options.withFiles(file), entryPath -> {
+    served.ifPresent(name -> serverArgs.addAll(List.of("--model_name", name)));
+    BuildContext context = PythonContextBuilder.build(base, new EntrySource.Generated(
+        ModelServer.RELATIVE_PATH, ModelServer.script()), options.withFiles(file), entryPath -> {
           List<String> command = new ArrayList<>(PythonContextBuilder.defaultCommand(options,
               entryPath));
           command.addAll(serverArgs);
           return command;
         });
+    if (source.kserve()) {
+      // Imported only where the image has no kserve package of its own.
+      context = context.withFile(ContainerPaths.join(prefix, Path.of(
+          ModelServer.KSERVE_RELATIVE_PATH)), ContextFile.ofText(ModelServer.kserveScript()));
+    }
+    return context;
+  }
+
+  private String read() {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw InvalidInputException.of("predictor", "cannot read " + file + ": " + e.getMessage(),
+          "give a readable UTF-8 Python file");
+    }
   }
 
   /** A class named but not defined is a typo the server would find only in the container. */
-  private void requireClass(String name) {
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (IOException | java.io.UncheckedIOException e) {
-      return;  // the build reads it again and reports what is wrong
-    }
-    List<String> defined = new ArrayList<>();
-    Matcher found = TOP_LEVEL_CLASS.matcher(text);
-    while (found.find()) {
-      defined.add(found.group(1));
-    }
+  private void requireClass(PredictorSource source, String name) {
+    List<String> defined = source.classes();
     if (!defined.contains(name)) {
       throw InvalidInputException.of("className", file.getFileName() + " defines no class '"
           + name + "' at its top level (it defines " + (defined.isEmpty() ? "none" : String.join(

@@ -92,4 +92,31 @@ class PredictorPreprocessorTest {
     assertThat(Preprocessors.predictor(file).modelName("mnist"))
         .isEqualTo(Preprocessors.predictor(file).modelName("mnist"));
   }
+
+  @Test
+  void aFileWrittenForKserveShipsTheStandInAndServesTheNameItConstructsItsModelWith()
+      throws IOException {
+    Path file = Files.writeString(dir.resolve("model.py"), """
+        from kserve import Model, ModelServer
+
+        class CustomModel(Model):
+            def predict(self, payload, headers=None):
+                return payload
+
+        if __name__ == "__main__":
+            ModelServer().start([CustomModel("custom-model")])
+        """);
+
+    BuildContext context = Preprocessors.predictor(file).prepare();
+    assertThat(context.files()).containsKey("/app/.fairing4j/fairing4j_kserve.py");
+    assertThat(context.command()).containsSubsequence("--model_name", "custom-model");
+    assertThatThrownBy(() -> Preprocessors.predictor(file).modelName("mnist").prepare())
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("modelName")
+        .hasMessageContaining("'mnist' differs from 'custom-model'")
+        .hasMessageContaining("CustomModel(args.model_name)");
+    // A plain predictor's image has no stand-in.
+    Path plain = Files.writeString(dir.resolve("plain.py"), PREDICTOR);
+    assertThat(Preprocessors.predictor(plain).prepare().files())
+        .doesNotContainKey("/app/.fairing4j/fairing4j_kserve.py");
+  }
 }

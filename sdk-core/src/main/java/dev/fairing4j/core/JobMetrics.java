@@ -235,8 +235,12 @@ public final class JobMetrics implements Displayable {
     return text.contains("e") ? text : text.replaceAll("0+$", "").replaceAll("\\.$", "");
   }
 
-  /** Lead replicas first (master, chief, launcher, worker, then others by name), then by index. */
-  static int compareReplicas(String a, String b) {
+  /**
+   * Orders replica names ({@code master-0}, {@code worker-1}) lead first: master, chief,
+   * launcher, worker, then other types by name; within a type by index. The first is the replica
+   * whose output Katib's collector reads.
+   */
+  public static int compareReplicas(String a, String b) {
     return REPLICA_ORDER.compare(a, b);
   }
 

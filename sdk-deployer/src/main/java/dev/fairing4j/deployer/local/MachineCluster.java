@@ -105,6 +105,41 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
   }
 
   /**
+   * Lets model servers of this cluster ({@code Deployers.serving(..)}, {@code Pipeline.serve()})
+   * listen on every network interface, so other machines reach an endpoint at this machine's
+   * address and the port in {@code endpoint.url()} (the machine's firewall permitting). By
+   * default they listen on loopback ({@code 127.0.0.1}) only: a model served on a laptop is not
+   * reachable from the network it is on.
+   */
+  public C exposeEndpoints() {
+    return with(local().withExposeEndpoints(true));
+  }
+
+  /**
+   * Declares namespaces jobs may go to beside {@code default}, as {@code kubectl create
+   * namespace} does on a cluster. A job for any other namespace is refused at submit, as a
+   * Kubernetes API server refuses it (a misspelled namespace would otherwise hold jobs nobody
+   * finds), unless that namespace already holds jobs here. Replaces the namespaces declared
+   * before.
+   *
+   * @throws InvalidInputException naming {@code namespaces} for a name that is not a DNS-1123
+   *     label
+   */
+  public C namespaces(String... names) {
+    Objects.requireNonNull(names, "names");
+    java.util.Set<String> declared = new java.util.TreeSet<>();
+    for (String name : names) {
+      declared.add(Validators.dns1123Label("namespaces", name));
+    }
+    return with(local().withNamespaces(declared));
+  }
+
+  /** The namespaces declared with {@link #namespaces(String...)}, beside {@code default}. */
+  public java.util.Set<String> declaredNamespaces() {
+    return local().namespaces();
+  }
+
+  /**
    * Runs replicas that request GPUs this machine lacks on the CPU, instead of refusing the job at
    * submit (this machine never gains GPUs, so it could never be scheduled).
    */
@@ -164,6 +199,8 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
   @Override
   public String describe() {
     return kindName + "(state=" + local.stateDir() + ownOptions()
+        + (local.exposeEndpoints() ? ", exposeEndpoints" : "")
+        + (local.namespaces().isEmpty() ? "" : ", namespaces=" + local.namespaces())
         + (local.ignoreGpuRequests() ? ", ignoreGpuRequests" : "")
         + (local.killOnTimeout() ? ", killOnTimeout" : "") + ")";
   }

@@ -70,7 +70,13 @@ public final class Experiment {
   /** Everything but the name and the pipeline, as one value that each fluent call copies. */
   private record Settings(TreeMap<String, Parameter> parameters, Optional<Objective> objective,
       Algorithm algorithm, int maxTrials, int parallel, Optional<Integer> maxFailedTrials,
-      ParameterStyle style, TuningBackend backend, Optional<EarlyStopping> earlyStopping) {}
+      ParameterStyle style, TuningBackend backend, Optional<EarlyStopping> earlyStopping,
+      Optional<MetricsCollector> collector) {
+    /** The collector named, else the default one, Katib's StdOut with both of its forms. */
+    MetricsCollector metricsCollector() {
+      return collector.orElseGet(MetricsCollector::stdOut);
+    }
+  }
 
   private Experiment(String name, Pipeline pipeline, Settings settings) {
     this.name = name;
@@ -87,14 +93,14 @@ public final class Experiment {
     Validators.dns1035Label("experiment name", name);
     return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), new Settings(
         new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(),
-        ParameterStyle.ARGS, TuningBackend.AUTO, Optional.empty()));
+        ParameterStyle.ARGS, TuningBackend.AUTO, Optional.empty(), Optional.empty()));
   }
 
   private Experiment with(TreeMap<String, Parameter> parameters) {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(parameters, s.objective(), s.algorithm(),
         s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
-        s.earlyStopping()));
+        s.earlyStopping(), s.collector()));
   }
 
   /** With one more parameter to vary (replacing one of that name). */
@@ -115,7 +121,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), Optional.of(
         Objects.requireNonNull(value, "objective")), s.algorithm(), s.maxTrials(), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
 
   /**
@@ -126,7 +132,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         Objects.requireNonNull(value, "algorithm"), s.maxTrials(), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
 
   /** How many trials at most (a grid runs fewer when it has fewer points); default 10. */
@@ -134,7 +140,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), Validators.atLeast("maxTrials", value, 1), s.parallel(),
-        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
 
   /** How many trials run at once; default 1. */
@@ -142,7 +148,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), Validators.atLeast("parallel", value, 1),
-        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping()));
+        s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
 
   /**
@@ -155,7 +161,7 @@ public final class Experiment {
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(),
         Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), s.style(), s.backend(),
-        s.earlyStopping()));
+        s.earlyStopping(), s.collector()));
   }
 
   /**
@@ -166,7 +172,8 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(),
-        Objects.requireNonNull(value, "parameterStyle"), s.backend(), s.earlyStopping()));
+        Objects.requireNonNull(value, "parameterStyle"), s.backend(), s.earlyStopping(),
+        s.collector()));
   }
 
   /**
@@ -180,7 +187,7 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(),
-        Objects.requireNonNull(value, "backend"), s.earlyStopping()));
+        Objects.requireNonNull(value, "backend"), s.earlyStopping(), s.collector()));
   }
 
   /**
@@ -192,7 +199,22 @@ public final class Experiment {
     Settings s = settings;
     return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
-        Optional.of(Objects.requireNonNull(value, "earlyStopping"))));
+        Optional.of(Objects.requireNonNull(value, "earlyStopping")), s.collector()));
+  }
+
+  /**
+   * How each trial's metrics are collected: {@code MetricsCollector.stdOut()} (the default: the
+   * trial's output, read through Katib's default filter and the form Katib's examples print),
+   * with filters of your own ({@code stdOut().filters(..)}), or one of Katib's other collectors
+   * ({@code file(..)}, {@code tensorFlowEvent(..)}, {@code prometheus(..)}, {@code custom(..)}),
+   * which only Katib runs ({@link TuningBackend#KATIB}). The SDK's own trials read the log
+   * through the same filters, so a search gets the values Katib would.
+   */
+  public Experiment metricsCollector(MetricsCollector value) {
+    Settings s = settings;
+    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
+        s.earlyStopping(), Optional.of(Objects.requireNonNull(value, "metricsCollector"))));
   }
 
   /** The experiment's name, its trials' prefix. */
@@ -240,9 +262,9 @@ public final class Experiment {
           + " to start again, delete its trials (attach().delete()) or use another name");
     });
     BuiltPipeline built = pipeline.build();
-    return ExperimentRun.start(name, checked.objective(), settings.parallel(),
-        settings.maxFailedTrials(), settings.earlyStopping(), () -> built, checked.plan(),
-        checked.variants(), Map.of());
+    return ExperimentRun.start(name, checked.objective(), settings.metricsCollector(),
+        settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(), () -> built,
+        checked.plan(), checked.variants(), Map.of());
   }
 
   /**
@@ -279,9 +301,9 @@ public final class Experiment {
           "run() starts it; check the cluster and namespace the pipeline's deployer names");
     }
     Supplier<BuiltPipeline> build = pipeline::build;
-    return ExperimentRun.start(name, checked.objective(), settings.parallel(),
-        settings.maxFailedTrials(), settings.earlyStopping(), build, checked.plan(),
-        checked.variants(), found);
+    return ExperimentRun.start(name, checked.objective(), settings.metricsCollector(),
+        settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(), build,
+        checked.plan(), checked.variants(), found);
   }
 
   /**
@@ -297,14 +319,62 @@ public final class Experiment {
    * @throws InvalidInputException for bad settings, or what Katib's admission would refuse
    */
   public String dryRun() {
+    // Every rendering below and the collector's check read one preparation of the context.
+    Optional<dev.fairing4j.core.Preprocessor> preprocessor = pipeline.preprocessor();
+    if (preprocessor.isEmpty()) {
+      return render();
+    }
+    return new Experiment(name, pipeline.preprocessor(new PreparedOnce(preprocessor.get())),
+        settings).render();
+  }
+
+  /** A preprocessor that prepares its context at most once, for one dry run. */
+  private static final class PreparedOnce implements dev.fairing4j.core.Preprocessor {
+    private final dev.fairing4j.core.Preprocessor preprocessor;
+    private dev.fairing4j.core.BuildContext context;
+
+    PreparedOnce(dev.fairing4j.core.Preprocessor preprocessor) {
+      this.preprocessor = preprocessor;
+    }
+
+    @Override
+    public synchronized dev.fairing4j.core.BuildContext prepare() {
+      if (context == null) {
+        context = preprocessor.prepare();
+      }
+      return context;
+    }
+
+    @Override
+    public String toString() {
+      return preprocessor.toString();
+    }
+  }
+
+  private String render() {
     Choice choice = choose(Use.DRY_RUN);
     String comment = settings.backend() == TuningBackend.AUTO
         ? "# backend AUTO chose " + choice.backend() + ": " + choice.why() + "\n" : "";
     if (choice.backend() == TuningBackend.CLIENT) {
       Checked checked = check();
-      return comment + pipeline.variant(checked.variants().get(0)).dryRun();
+      return comment + collectorNotes() + pipeline.variant(checked.variants().get(0)).dryRun();
     }
-    return comment + Yaml.write(choice.planned());
+    return comment + (choice.backend() == TuningBackend.KATIB ? collectorNotes() : "")
+        + Yaml.write(choice.planned());
+  }
+
+  /**
+   * Comment lines saying where the training code prints the objective in a form the collector's
+   * filters do not read, as found in its strings; empty when they read it, or for a collector
+   * that reads no text.
+   */
+  private String collectorNotes() {
+    MetricsCollector collector = settings.metricsCollector();
+    if (!collector.readsText()) {
+      return "";
+    }
+    return pipeline.preprocessor().map(p -> MetricForms.check(requireObjective().metric(),
+        collector, p.prepare())).orElse("");
   }
 
   // The job a variant renders with the image the builder plans, building nothing.
@@ -404,7 +474,7 @@ public final class Experiment {
     List<Map<String, Object>> trial = Yaml.read(render.apply(template));
     return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(),
-        trial);
+        settings.metricsCollector(), trial);
   }
 
   /** Trainer's objects, the trial TrainJob rendered by {@code render}. */
@@ -433,6 +503,11 @@ public final class Experiment {
     settings.earlyStopping().ifPresent(rule -> {
       throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
           + " stopping", "drop .earlyStopping(..), or use backend KATIB or CLIENT");
+    });
+    settings.collector().ifPresent(collector -> {
+      throw InvalidInputException.of("metricsCollector", "an OptimizationJob has no metrics"
+          + " collector: its trials report their metrics to the Trainer", "drop"
+          + " .metricsCollector(..), or use backend KATIB or CLIENT");
     });
   }
 
@@ -542,6 +617,13 @@ public final class Experiment {
 
   private Checked check() {
     Objective goal = requireObjective();
+    MetricsCollector collector = settings.metricsCollector();
+    if (!collector.readsLog()) {
+      throw InvalidInputException.of("metricsCollector", "a " + collector.kind().katibName()
+          + " collector is Katib's to run: the SDK's own trials read what a trial's log shows"
+          + " (StdOut)", "run the experiment on Katib with .backend(TuningBackend.KATIB), or"
+          + " print the metrics and collect them with MetricsCollector.stdOut()");
+    }
     List<Map<String, String>> plan = plan();
     List<JobVariant> variants = new ArrayList<>();
     for (int i = 0; i < plan.size(); i++) {
@@ -581,7 +663,8 @@ public final class Experiment {
         + s.objective().map(Object::toString).orElse("unset") + ", algorithm=" + s.algorithm()
         + ", maxTrials=" + s.maxTrials() + ", parallel=" + s.parallel()
         + s.maxFailedTrials().map(m -> ", maxFailedTrials=" + m).orElse("")
-        + s.earlyStopping().map(e -> ", earlyStopping=" + e).orElse("") + ", style="
+        + s.earlyStopping().map(e -> ", earlyStopping=" + e).orElse("")
+        + s.collector().map(c -> ", metricsCollector=" + c).orElse("") + ", style="
         + s.style() + ", backend=" + s.backend() + "]";
   }
 }

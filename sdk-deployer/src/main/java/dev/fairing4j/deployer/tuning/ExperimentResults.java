@@ -47,7 +47,10 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
   /**
    * The trial to keep: the one the controller names ({@link #reportedBest()}) when it has named
    * a succeeded one, else the succeeded trial with the best objective value (the first one
-   * proposed among equals); empty while none has succeeded.
+   * proposed among equals); empty while none has succeeded. The results
+   * {@link ExperimentRun#waitForCompletion} returns always have one: an experiment that ends
+   * without a succeeded trial has failed, and that wait throws
+   * {@link ExperimentFailedException} saying why.
    */
   public Optional<Trial> best() {
     Optional<Trial> reported = reportedBest.flatMap(named -> trials.stream()

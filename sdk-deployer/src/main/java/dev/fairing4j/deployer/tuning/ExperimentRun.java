@@ -39,13 +39,13 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
    * Starts following: {@code submitted} are the trials (by index) whose jobs exist already,
    * {@code build} gives the image the others run from, asked once, when the first is submitted.
    */
-  static ExperimentRun start(String name, Objective objective, int parallel,
-      Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
+  static ExperimentRun start(String name, Objective objective, MetricsCollector collector,
+      int parallel, Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
       Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted) {
     Owner owner = Owner.current();
-    return follow(new TrialLoop(name, objective, parallel, maxFailedTrials, earlyStopping,
-        build, plan, variants, submitted, owner), owner);
+    return follow(new TrialLoop(name, objective, collector, parallel, maxFailedTrials,
+        earlyStopping, build, plan, variants, submitted, owner), owner);
   }
 
   /** Starts following {@code following} on a thread of {@code owner}'s. */
@@ -80,13 +80,26 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
   }
 
   /**
-   * Waits until the experiment ends and returns its results.
+   * Waits until the experiment ends and returns its results, as a job's wait does: it returns
+   * when the experiment succeeded (then {@link ExperimentResults#best()} holds a trial) and
+   * throws when it failed.
    *
+   * @throws ExperimentFailedException when it ended Failed: why, and why its trials failed; its
+   *     {@code results()} holds every trial
    * @throws FairingException when it has not ended within {@code timeout} (the trials keep
    *     running: wait again, or {@link #close()}), or when this run was closed first
    */
   public ExperimentResults waitForCompletion(Duration timeout) {
     ExperimentResults results = loop.awaitEnd(timeout);
+    if (results.phase() == ExperimentPhase.FAILED) {
+      throw new ExperimentFailedException(results);
+    }
+    if (results.phase().isFinished() && results.best().isEmpty()) {
+      // A controller may call it succeeded when it ran out of trials: nothing to keep is a
+      // failure, said here rather than by a bare empty best().
+      throw new ExperimentFailedException(results, "it ended (" + results.phase() + ": "
+          + results.reason() + ") without a succeeded trial");
+    }
     if (!results.phase().isFinished()) {
       throw FairingException.of("wait for experiment", name(), "it has not ended within "
           + Durations.human(timeout) + ": " + results.summary(),

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 
 /**
  * Renders an experiment as Katib v0.19's {@code Experiment} ({@code kubeflow.org/v1beta1}): the
- * search space, objective, algorithm and counts, the StdOut metrics collector, and a trial
+ * search space, objective, algorithm and counts, the metrics collector with its filters, and a trial
  * template that is the job the pipeline renders for one trial, with
  * {@code ${trialParameters.<name>}} where the parameter values go and
  * {@code ${trialParameters.trialName}} (Katib's {@code ${trialSpec.Name}}) where the job's name
@@ -84,7 +84,7 @@ final class KatibRendering {
   static List<Map<String, Object>> render(String name, Objective objective, Algorithm algorithm,
       SortedMap<String, Parameter> space, int maxTrials, int parallel,
       Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
-      List<Map<String, Object>> trialObjects) {
+      MetricsCollector collector, List<Map<String, Object>> trialObjects) {
     checkName(name);
     String placeholder = placeholderName(name);
     List<Map<String, Object>> shared = new ArrayList<>();
@@ -132,7 +132,7 @@ final class KatibRendering {
         "medianstop", "algorithmSettings", List.of(pair("name", "min_trials_required", "value",
             String.valueOf(rule.minTrials())), pair("name", "start_step", "value",
                 String.valueOf(rule.startStep()))))));
-    spec.put("metricsCollectorSpec", Map.of("collector", Map.of("kind", "StdOut")));
+    spec.put("metricsCollectorSpec", collector.render());
     spec.put("trialTemplate", trialTemplate(kind, space, template));
     experiment.put("spec", spec);
     checkPlaceholders(space, template);

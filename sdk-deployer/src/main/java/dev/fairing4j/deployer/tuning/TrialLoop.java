@@ -47,6 +47,7 @@ final class TrialLoop implements Following {
 
   private final String name;
   private final Objective objective;
+  private final MetricsCollector collector;
   private final int parallel;
   private final Optional<Integer> maxFailedTrials;
   private final Optional<EarlyStopping> earlyStopping;
@@ -71,11 +72,12 @@ final class TrialLoop implements Following {
   private boolean stoppingFails;
   private boolean closed;
 
-  TrialLoop(String name, Objective objective, int parallel, Optional<Integer> maxFailedTrials,
-      Optional<EarlyStopping> earlyStopping, Supplier<BuiltPipeline> build,
-      List<Map<String, String>> plan, List<JobVariant> variants,
+  TrialLoop(String name, Objective objective, MetricsCollector collector, int parallel,
+      Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
+      Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted, Owner owner) {
     this.name = name;
+    this.collector = collector;
     this.earlyStopping = earlyStopping;
     this.owner = owner;
     this.objective = objective;
@@ -312,23 +314,22 @@ final class TrialLoop implements Following {
   }
 
   private Trial succeeded(Trial trial, TrainingJob job, Duration took) {
-    JobMetrics metrics;
+    TrialReading reading;
     try {
-      metrics = job.metrics();
+      reading = TrialReading.of(job, objective.metric(), collector);
     } catch (RuntimeException e) {
       return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took,
           Optional.of("its logs could not be read: " + e.getMessage()));
     }
-    List<MetricPoint> series = objective.seriesOf(metrics);
+    List<MetricPoint> series = reading.series();
     Optional<Double> value = objective.strategy().of(series);
     if (value.isPresent()) {
       averages.put(trial.number() - 1, series.stream().mapToDouble(MetricPoint::value)
           .average().orElseThrow());
       return trial.ended(TrialStatus.SUCCEEDED, value, took, Optional.empty());
     }
-    return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took, Optional.of(
-        "the job succeeded but printed no '" + objective.metric() + "=<number>' line"
-            + (metrics.names().isEmpty() ? "" : " (it printed " + metrics.names() + ")")));
+    return trial.ended(TrialStatus.METRICS_UNAVAILABLE, Optional.empty(), took,
+        Optional.of("the job succeeded but " + reading.whyNoValue()));
   }
 
   /**
@@ -347,7 +348,7 @@ final class TrialLoop implements Following {
     TrainingJob job = trial.job().orElseThrow();
     List<MetricPoint> series;
     try {
-      series = objective.seriesOf(job.metrics());
+      series = TrialReading.of(job, objective.metric(), collector).series();
     } catch (RuntimeException e) {
       LOG.debug("experiment {}: no metrics of {} yet: {}", name, job.name(), e.getMessage());
       return;
@@ -422,7 +423,8 @@ final class TrialLoop implements Following {
     } else if (succeeded == 0) {
       phase = ExperimentPhase.FAILED;
       reason = "no trial printed " + objective.metric() + ": " + failed + " of " + ran
-          + " failed or printed no '" + objective.metric() + "=<number>' line";
+          + " failed or printed no value of " + objective.metric() + " the metrics collector"
+          + " reads";
     } else {
       long early = trials.stream().filter(t -> t.status() == TrialStatus.EARLY_STOPPED)
           .count();

@@ -230,7 +230,12 @@ class ExperimentLocalIT {
         .parameter("variant", Search.choice("a", "b"))
         .objective(Objective.maximize("score"))
         .maxTrials(6).maxFailedTrials(1).run()) {
-      results = run.waitForCompletion(Duration.ofMinutes(2));
+      // As a job's wait throws when it fails, with why.
+      ExperimentFailedException failed = org.junit.jupiter.api.Assertions.assertThrows(
+          ExperimentFailedException.class, () -> run.waitForCompletion(Duration.ofMinutes(2)));
+      assertThat(failed.getMessage()).contains("experiment [budget] failed: 2 trials"
+          + " failed, more than maxFailedTrials=1; trial 1 (", ") failed: ");
+      results = failed.results();
     }
     assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
     assertThat(results.reason()).isEqualTo("2 trials failed, more than maxFailedTrials=1");
@@ -250,15 +255,20 @@ class ExperimentLocalIT {
         .parameter("variant", Search.choice("a", "b"))
         .objective(Objective.maximize("accuracy"))
         .maxTrials(2).parallel(2).run()) {
-      results = run.waitForCompletion(Duration.ofMinutes(2));
+      ExperimentFailedException failed = org.junit.jupiter.api.Assertions.assertThrows(
+          ExperimentFailedException.class, () -> run.waitForCompletion(Duration.ofMinutes(2)));
+      assertThat(failed.hint()).hasValueSatisfying(h -> assertThat(h).contains("dryRun()"));
+      results = failed.results();
     }
     assertThat(results.phase()).isEqualTo(ExperimentPhase.FAILED);
     assertThat(results.trials()).extracting(Trial::status).containsOnly(
         TrialStatus.METRICS_UNAVAILABLE);
-    assertThat(results.trials().get(0).message()).contains("the job succeeded but printed no"
-        + " 'accuracy=<number>' line (it printed [with x, epoch, score])");
+    assertThat(results.trials().get(0).message()).hasValueSatisfying(m -> assertThat(m)
+        .startsWith("the job succeeded but its log has no value of accuracy that the metrics"
+            + " collector's filters read (accuracy=<number> or {metricName: accuracy,"
+            + " metricValue: <number>}); they read ").contains("score"));
     assertThat(results.reason()).isEqualTo("no trial printed accuracy: 2 of 2 failed or printed"
-        + " no 'accuracy=<number>' line");
+        + " no value of accuracy the metrics collector reads");
   }
 
   @Test

@@ -70,7 +70,10 @@ class KatibRenderingTest {
     Map<String, Object> spec = Fixtures.at(experiment, "spec");
     assertThat(spec).containsEntry("parallelTrialCount", 2).containsEntry("maxTrialCount", 6)
         .containsEntry("maxFailedTrialCount", 2)
-        .containsEntry("metricsCollectorSpec", Map.of("collector", Map.of("kind", "StdOut")));
+        .containsEntry("metricsCollectorSpec", Map.of("source", Map.of("filter", Map.of(
+            "metricsFormat", List.of("([\\w|-]+)\\s*=\\s*([+-]?\\d*(\\.\\d+)?([Ee][+-]?\\d+)?)",
+                "{metricName: ([\\w|-]+), metricValue: ([+-]?\\d*(\\.\\d+)?([Ee][+-]?\\d+)?)}"))),
+            "collector", Map.of("kind", "StdOut")));
     assertThat(spec.get("objective")).isEqualTo(Map.of("type", "maximize", "goal", 0.95,
         "objectiveMetricName", "accuracy", "metricStrategies", List.of(Map.of("name",
             "accuracy", "value", "max"))));

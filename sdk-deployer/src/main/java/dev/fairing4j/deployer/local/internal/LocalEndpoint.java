@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * An endpoint served on this machine: the replicas of a local serving Deployment, each a model
  * server on its own free loopback port (the one its pod declares, 8080, mapped as a job's ports
  * are). Readiness is each server's own V1 readiness path, asked over loopback as kubelet's probe
- * would; predictions go to the first replica that answers. The processes belong to the local
+ * would; predictions go to the replicas in turn, as a Service spreads them, passing over a
+ * replica that does not answer or is not ready. The processes belong to the local
  * job (supervised, restarted Always, kept across JVM restarts); this handle holds nothing open.
  */
 public final class LocalEndpoint implements Endpoint {
@@ -44,6 +45,9 @@ public final class LocalEndpoint implements Endpoint {
 
   private final LocalTrainingJob job;
   private final String model;
+  // The replica the next prediction goes to first; shared by the threads that use this handle.
+  private final java.util.concurrent.atomic.AtomicInteger next =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   private LocalEndpoint(LocalTrainingJob job, String model) {
     KernelBridge.install();  // an endpoint handle is displayable: the first registers the renderer
@@ -183,9 +187,13 @@ public final class LocalEndpoint implements Endpoint {
   }
 
   private String post(String body) {
-    Map<String, Integer> ports = ports();
+    List<Integer> ports = List.copyOf(ports().values());
     Optional<Answer> last = Optional.empty();
-    for (int port : ports.values()) {
+    // Round robin, as a Service spreads requests; a replica that does not answer or is not
+    // ready passes the request to the next one.
+    int first = ports.isEmpty() ? 0 : Math.floorMod(next.getAndIncrement(), ports.size());
+    for (int i = 0; i < ports.size(); i++) {
+      int port = ports.get((first + i) % ports.size());
       Answer answer = send("POST", base(port) + ":predict", Optional.of(body), PREDICT_TIMEOUT);
       if (answer.code() == 200) {
         return answer.body();

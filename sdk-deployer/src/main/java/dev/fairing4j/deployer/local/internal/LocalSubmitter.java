@@ -157,6 +157,7 @@ public final class LocalSubmitter {
       env.putAll(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports));
+      SubmitSteps.serverHost(plan, settings, env);
       hostsFile.ifPresent(hosts -> OperatorEnv.nameRendezvousHost(plan, env));
       deps.ifPresent(d -> {
         String seen = sandbox.isolates() ? join(staged.workingDir(), ".deps") : d.toString();

@@ -114,6 +114,7 @@ public final class PodmanSubmitter {
       Map<String, String> env = new LinkedHashMap<>(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports));
+      SubmitSteps.serverHost(plan, local, env);
       Map<String, String> defined = new LinkedHashMap<>(context.env());
       defined.putAll(env);
       List<String> devices = container.gpus() > 0 && gpus > 0

@@ -121,6 +121,17 @@ final class SubmitSteps {
   }
 
   /** Stops what a failed submit started, before its files go. */
+  /**
+   * Where a serving replica's model server listens: loopback unless the cluster exposes its
+   * endpoints. The variable is fairing4j's model server's; another server ignores it.
+   */
+  static void serverHost(JobPlan plan, LocalSettings settings,
+      java.util.Map<String, String> env) {
+    if (plan.kind() == dev.fairing4j.deployer.local.internal.plan.LocalKind.DEPLOYMENT) {
+      env.put(LocalSettings.SERVER_HOST_ENV, settings.endpointAddress());
+    }
+  }
+
   static void stopLive(Path jobDir) {
     LiveJobs.get(jobDir).ifPresent(JobSupervisor::delete);
     LiveJobs.remove(jobDir);

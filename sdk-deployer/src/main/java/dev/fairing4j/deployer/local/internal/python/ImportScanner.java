@@ -27,6 +27,17 @@ public final class ImportScanner {
       Pattern.MULTILINE);
   private static final Set<String> PYTHON_OPTIONS_WITH_VALUE = Set.of("-W", "-X",
       "--check-hash-based-pycs");
+  /** fairing4j's model server: it imports the file after {@code --predictor}. */
+  static final String MODEL_SERVER = "fairing4j_model_server.py";
+  /**
+   * The {@code kserve} modules fairing4j's model server stands in for where the image has no
+   * {@code kserve} package ({@code _PROVIDED} in {@code fairing4j_kserve.py}); a predictor that
+   * imports only these needs no {@code kserve}.
+   */
+  public static final Set<String> KSERVE_STAND_IN = Set.of("kserve", "kserve.model",
+      "kserve.model_server", "kserve.model_repository", "kserve.errors", "kserve.protocol",
+      "kserve.protocol.infer_type", "kserve.logging", "kserve.utils", "kserve.utils.utils",
+      "kserve.constants", "kserve.constants.constants");
 
   private ImportScanner() {}
 
@@ -108,28 +119,44 @@ public final class ImportScanner {
     } else {
       return required;
     }
+    boolean modelServer = false;
     if (script.isPresent()) {
       String path = script.get().startsWith("/") ? script.get() : join(workingDir, script.get());
       pending.add(path);
       String dir = path.substring(0, path.lastIndexOf('/'));
       root = dir.isEmpty() ? "/" : dir;
+      modelServer = baseName(path).equals(MODEL_SERVER);
+      int predictor = argv.indexOf("--predictor");
+      if (modelServer && predictor >= 0 && predictor + 1 < argv.size()) {
+        // The server imports the predictor by path, with the predictor's directory first on
+        // sys.path: its imports are the model's, its siblings local modules.
+        String file = argv.get(predictor + 1);
+        String predictorPath = file.startsWith("/") ? file : join(workingDir, file);
+        pending.add(predictorPath);
+        String predictorDir = predictorPath.substring(0, predictorPath.lastIndexOf('/'));
+        root = predictorDir.isEmpty() ? "/" : predictorDir;
+      }
     }
     String searchRoot = root;
-    code.ifPresent(text -> scan(text, searchRoot, context, required, pending));
+    Set<String> kserve = new LinkedHashSet<>();
+    code.ifPresent(text -> scan(text, searchRoot, context, required, pending, kserve));
     Set<String> seen = new HashSet<>();
     while (!pending.isEmpty()) {
       String path = pending.poll();
       ContextFile file = context.files().get(path);
       if (seen.add(path) && file != null) {
         scan(new String(file.bytes(), StandardCharsets.UTF_8), searchRoot, context, required,
-            pending);
+            pending, kserve);
       }
+    }
+    if (modelServer && KSERVE_STAND_IN.containsAll(kserve)) {
+      required.remove("kserve");  // the server stands in for it where it is missing
     }
     return required;
   }
 
   private static void scan(String source, String root, BuildContext context,
-      Set<String> required, Deque<String> pending) {
+      Set<String> required, Deque<String> pending, Set<String> kserve) {
     Matcher m = IMPORT.matcher(source);
     while (m.find()) {
       List<String> names = m.group(1) != null
@@ -143,6 +170,9 @@ public final class ImportScanner {
         List<String> local = localFiles(name, root, context);
         if (local.isEmpty()) {
           required.add(topLevel(name));
+          if (topLevel(name).equals("kserve")) {
+            kserve.add(name);
+          }
         } else {
           pending.addAll(local);
         }

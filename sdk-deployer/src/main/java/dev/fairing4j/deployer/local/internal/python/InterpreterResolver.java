@@ -39,7 +39,67 @@ public final class InterpreterResolver {
       Map.entry("tqdm", "python3-tqdm"), Map.entry("h5py", "python3-h5py"),
       Map.entry("tensorflow", ""), Map.entry("tensorboardX", ""));
 
+  /**
+   * Modules whose PyPI package has another name, from the packages' own install instructions:
+   * {@code pip install hypertune} finds nothing, {@code cloudml-hypertune} is the package.
+   */
+  private static final Map<String, String> PIP_NAMES = Map.ofEntries(
+      Map.entry("hypertune", "cloudml-hypertune"), Map.entry("sklearn", "scikit-learn"),
+      Map.entry("skimage", "scikit-image"), Map.entry("cv2", "opencv-python"),
+      Map.entry("PIL", "Pillow"), Map.entry("yaml", "PyYAML"),
+      Map.entry("bs4", "beautifulsoup4"), Map.entry("attr", "attrs"),
+      Map.entry("dateutil", "python-dateutil"), Map.entry("dotenv", "python-dotenv"),
+      Map.entry("jwt", "PyJWT"), Map.entry("zmq", "pyzmq"), Map.entry("serial", "pyserial"),
+      Map.entry("Crypto", "pycryptodome"), Map.entry("OpenSSL", "pyOpenSSL"),
+      Map.entry("MySQLdb", "mysqlclient"), Map.entry("psycopg2", "psycopg2-binary"),
+      Map.entry("docx", "python-docx"), Map.entry("fitz", "PyMuPDF"),
+      Map.entry("magic", "python-magic"), Map.entry("gi", "PyGObject"),
+      Map.entry("usb", "pyusb"), Map.entry("jose", "python-jose"),
+      Map.entry("Levenshtein", "python-Levenshtein"), Map.entry("faiss", "faiss-cpu"),
+      Map.entry("tensorflow_datasets", "tensorflow-datasets"),
+      Map.entry("sentencepiece", "sentencepiece"), Map.entry("google", "(a google-* package:"
+          + " google-cloud-storage, protobuf, ...)"));
+  /** Modules whose package has the module's own name: no note that it may differ. */
+  private static final Set<String> SAME_NAME = Set.of("torch", "torchvision", "torchaudio",
+      "numpy", "pandas", "scipy", "matplotlib", "requests", "tqdm", "h5py", "tensorflow",
+      "tensorboardX", "tensorboard", "xgboost", "lightgbm", "kserve", "transformers",
+      "datasets", "accelerate", "mlflow", "wandb", "boto3", "fastapi", "uvicorn", "flask",
+      "onnx", "onnxruntime", "jax", "optuna", "ray", "pyarrow", "kubernetes", "kfp", "deepspeed",
+      "timm", "evaluate", "peft", "safetensors", "tokenizers", "einops", "lightning",
+      "pytorch_lightning", "torchmetrics", "seaborn", "plotly", "joblib", "catboost");
+
   private InterpreterResolver() {}
+
+  /**
+   * The {@code pip install} words for {@code modules}: each module's package name, which for
+   * some differs from the module ({@code hypertune} is {@code cloudml-hypertune}).
+   */
+  static List<String> pipPackages(java.util.Collection<String> modules) {
+    return modules.stream().map(m -> PIP_NAMES.getOrDefault(m, m)).filter(n -> !n.startsWith(
+        "(")).distinct().toList();
+  }
+
+  /**
+   * What the hint says of package names: the known packages whose name differs from their
+   * module's, and that the others' may differ too.
+   */
+  static String packageNote(java.util.Collection<String> modules) {
+    List<String> notes = new ArrayList<>();
+    for (String module : modules) {
+      String known = PIP_NAMES.get(module);
+      if (known != null) {
+        notes.add("module " + module + " comes from " + (known.startsWith("(") ? known
+            .substring(1, known.length() - 1) + ")" : "the package " + known));
+      }
+    }
+    List<String> unknown = modules.stream().filter(m -> !PIP_NAMES.containsKey(m)
+        && !SAME_NAME.contains(m)).toList();
+    if (!unknown.isEmpty()) {
+      notes.add("the package of " + String.join(", ", unknown) + " may be named differently"
+          + " from the module: check its install instructions");
+    }
+    return String.join("; ", notes);
+  }
 
   /**
    * The chosen interpreter.
@@ -182,9 +242,16 @@ public final class InterpreterResolver {
       hint.append("apt-get install ").append(known)
           .append(" (Debian's packages run with /usr/bin/python3), or ");
     }
-    hint.append("pip install ").append(String.join(" ", missing))
-        .append(" for your python, or list them in requirements.txt, or set"
-            + " LocalCluster.python(Path)");
+    List<String> packages = pipPackages(missing);
+    if (!packages.isEmpty()) {
+      hint.append("pip install ").append(String.join(" ", packages)).append(" for your python,"
+          + " or ");
+    }
+    hint.append("list them in requirements.txt, or set LocalCluster.python(Path)");
+    String note = packageNote(missing);
+    if (!note.isEmpty()) {
+      hint.append(" (").append(note).append(")");
+    }
     if (!unknown.isEmpty()) {
       hint.append("; to look for a Debian package: apt-cache search --names-only '")
           .append(unknown.stream().map(m -> "python3-" + m.toLowerCase(Locale.ROOT))

@@ -33,7 +33,7 @@ public record PodmanSettings(LocalSettings local, Optional<Path> containersConf,
     LocalSettings local = LocalSettings.defaults();
     return new PodmanSettings(new LocalSettings(local.stateDir().resolve("podman"),
         local.volumesDir(), local.claims(), Optional.empty(), false, true, false, true,
-        local.retention()),
+        local.retention(), false, java.util.Set.of()),
         Optional.empty(), Optional.empty());
   }
 

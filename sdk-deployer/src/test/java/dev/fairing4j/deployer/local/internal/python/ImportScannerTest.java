@@ -56,4 +56,33 @@ class ImportScannerTest {
     assertThat(ImportScanner.isPython("/usr/bin/python3.11")).isTrue();
     assertThat(ImportScanner.isPython("pythonista")).isFalse();
   }
+
+  @Test
+  void aPredictorsImportsAreTheModelServersToo() {
+    BuildContext context = CONTEXT.withFile("/app/.fairing4j/fairing4j_model_server.py",
+        ContextFile.ofText("import asyncio\nimport json\n"))
+        .withFile("/app/predictor.py", ContextFile.ofText("import torch\nfrom model import Net\n"
+            + "import sklearn.linear_model\n"));
+    assertThat(ImportScanner.requiredModules(List.of("python3", "-u",
+        "/app/.fairing4j/fairing4j_model_server.py", "--predictor", "/app/predictor.py"),
+        context, "/app")).containsExactlyInAnyOrder("asyncio", "json", "torch", "sklearn",
+        "numpy");
+  }
+
+  @Test
+  void kserveIsNotNeededWhereTheModelServerStandsInForEveryModuleThePredictorImports() {
+    List<String> serve = List.of("python3", "/app/.fairing4j/fairing4j_model_server.py",
+        "--predictor", "/app/predictor.py");
+    BuildContext standIn = BuildContext.empty().withFile("/app/predictor.py",
+        ContextFile.ofText("from kserve import Model, ModelServer\nimport kserve.errors\n"
+            + "from kserve.utils.utils import generate_uuid\nimport numpy\n"));
+    assertThat(ImportScanner.requiredModules(serve, standIn, "/app"))
+        .containsExactly("numpy");
+    BuildContext storage = BuildContext.empty().withFile("/app/predictor.py",
+        ContextFile.ofText("from kserve import Model\nfrom kserve.storage import Storage\n"));
+    assertThat(ImportScanner.requiredModules(serve, storage, "/app")).containsExactly("kserve");
+    // A training script that imports kserve needs it: nothing stands in there.
+    assertThat(ImportScanner.requiredModules(List.of("python3", "/app/predictor.py"), standIn,
+        "/app")).contains("kserve");
+  }
 }

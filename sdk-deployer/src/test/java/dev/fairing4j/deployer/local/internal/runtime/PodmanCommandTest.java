@@ -126,7 +126,8 @@ class PodmanCommandTest {
   private PodmanSettings settings(Optional<Path> conf) {
     return new PodmanSettings(new LocalSettings(state, state.resolve("volumes"), Map.of(),
         Optional.empty(), false, true, false, true,
-        FinishedJobs.Retention.DEFAULT), conf, Optional.of(Path.of("/bin/true")));
+        FinishedJobs.Retention.DEFAULT, false, java.util.Set.of()), conf,
+        Optional.of(Path.of("/bin/true")));
   }
 
   private static JobPlan.Container container(List<String> command) {
