@@ -7,10 +7,12 @@ import dev.fairing4j.builder.dockerfile.internal.ToolBuild;
 import dev.fairing4j.builder.image.internal.BaseImage;
 import dev.fairing4j.builder.image.internal.BuildSettings;
 import dev.fairing4j.builder.image.internal.ImageBuildRun;
+import dev.fairing4j.builder.image.internal.LocalStoreBuild;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.LocalImageStore;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
@@ -308,6 +310,22 @@ public final class DockerfileImageBuilder implements ImageBuilder {
         + (steps.size() > 2 ? "s" : "") + " (" + steps.subList(1, steps.size()).stream()
         .map(s -> "line " + s.instruction().line()).collect(Collectors.joining(", ")) + ")"
         : "";
+  }
+
+  /** Whether a target is named, as {@link JibImageBuilder#hasTarget()}. */
+  @Override
+  public boolean hasTarget() {
+    return jib.hasTarget();
+  }
+
+  /**
+   * This builder writing into {@code store} ({@code Clusters.podman()}'s image storage), as
+   * {@link JibImageBuilder#intoLocalStore}: the Dockerfile's image is loaded there and runs from
+   * there.
+   */
+  @Override
+  public ImageBuilder intoLocalStore(LocalImageStore store) {
+    return new LocalStoreBuild(this, this::toTar, Objects.requireNonNull(store, "store"));
   }
 
   /** The target registry's credentials for the cluster, as {@link JibImageBuilder}'s. */

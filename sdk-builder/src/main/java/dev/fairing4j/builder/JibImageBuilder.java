@@ -6,11 +6,13 @@ import dev.fairing4j.builder.image.internal.BaseImage;
 import dev.fairing4j.builder.image.internal.BuildSettings;
 import dev.fairing4j.builder.image.internal.CredentialSource;
 import dev.fairing4j.builder.image.internal.ImageBuildRun;
+import dev.fairing4j.builder.image.internal.LocalStoreBuild;
 import dev.fairing4j.builder.image.internal.RegistryCredential;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.LocalImageStore;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.Secret;
@@ -249,6 +251,22 @@ public final class JibImageBuilder implements ImageBuilder {
   public ImageRef build(BuildContext context, ProgressListener progress) {
     return run().build(context, GuardedListener.guard(Objects.requireNonNull(progress,
         "progress")));
+  }
+
+  /** Whether {@link #pushTo}, {@link #toTar} or {@link #toDockerDaemon} named a target. */
+  @Override
+  public boolean hasTarget() {
+    return settings.repository().isPresent() || !settings.pushes();
+  }
+
+  /**
+   * This builder writing into {@code store} ({@code Clusters.podman()}'s image storage): the
+   * image, named {@code localhost/fairing4j/image:<content tag>}, is loaded there and runs from
+   * there, with no registry.
+   */
+  @Override
+  public ImageBuilder intoLocalStore(LocalImageStore store) {
+    return new LocalStoreBuild(this, this::toTar, Objects.requireNonNull(store, "store"));
   }
 
   /**

@@ -43,6 +43,15 @@ public interface Deployer extends DeployerSource {
   }
 
   /**
+   * The image store of the cluster this deployer submits to, when that cluster runs images from
+   * a store of its own on this machine ({@code Clusters.podman()}): a builder without a registry
+   * target builds into it. Empty by default (a registry is needed).
+   */
+  default Optional<LocalImageStore> localImageStore() {
+    return Optional.empty();
+  }
+
+  /**
    * The objects {@link #deploy} would create, as multi-document YAML ready for
    * {@code kubectl create -f -}. {@code image} is the planned image when no image is built.
    */

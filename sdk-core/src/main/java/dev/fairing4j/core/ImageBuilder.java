@@ -48,6 +48,27 @@ public interface ImageBuilder {
   ImageRef build(BuildContext context, ProgressListener progress);
 
   /**
+   * Whether this builder names where the image goes (a registry, a tar, a Docker engine). One
+   * that does not can still build into a cluster's own image store: {@link #intoLocalStore}.
+   * The default is true.
+   */
+  default boolean hasTarget() {
+    return true;
+  }
+
+  /**
+   * This builder with {@code store} as its target, for a cluster that runs images from its own
+   * store ({@code Clusters.podman()}); the pipeline uses it when {@link #hasTarget()} is false.
+   * The default refuses: a builder of your own needs a target.
+   *
+   * @throws InvalidInputException naming {@code pushTo}
+   */
+  default ImageBuilder intoLocalStore(LocalImageStore store) {
+    throw InvalidInputException.of("pushTo", "this builder names no registry and cannot build"
+        + " into " + store.describe(), "add .pushTo(\"<registry>/<repository>\") to the builder");
+  }
+
+  /**
    * The credentials a cluster needs to pull what this builder pushes, when the target registry
    * is private and the builder was given explicit credentials. The pipeline hands them to the
    * deployer, which turns them into an image-pull Secret. Empty by default.

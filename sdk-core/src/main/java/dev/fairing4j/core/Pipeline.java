@@ -192,7 +192,8 @@ public final class Pipeline {
     Deployer target = effectiveDeployer();
     Optional<ImageRef> image = Optional.empty();
     if (target.needsImage()) {
-      image = Optional.of(timed(progress, "build image", () -> builder.build(
+      ImageBuilder into = effectiveBuilder();
+      image = Optional.of(timed(progress, "build image", () -> into.build(
           prepared.context(), progress)));
     }
     return new BuiltPipeline(target, prepared.runs(), image, progress, owner);
@@ -223,7 +224,22 @@ public final class Pipeline {
   private String dryRunOwned() {
     Prepared prepared = prepareAndValidate();
     return effectiveDeployer().render(prepared.runs(),
-        Optional.ofNullable(builder).map(b -> b.plannedImage(prepared.context())));
+        Optional.ofNullable(builder).map(b -> effectiveBuilder().plannedImage(
+            prepared.context())));
+  }
+
+  /**
+   * The builder as the deployer's cluster uses it: one that names no target builds into the
+   * cluster's own image store (podman's) when it has one.
+   */
+  private ImageBuilder effectiveBuilder() {
+    if (!builder.hasTarget()) {
+      Optional<LocalImageStore> store = deployer.localImageStore();
+      if (store.isPresent()) {
+        return builder.intoLocalStore(store.get());
+      }
+    }
+    return builder;
   }
 
   // A private image only pulls with the credentials it was pushed with.
@@ -265,7 +281,7 @@ public final class Pipeline {
     deployer.validate(runs);
     // A cluster that runs the context directly builds nothing: the build settings do not matter.
     if (builder != null && deployer.needsImage()) {
-      builder.validate(context);
+      effectiveBuilder().validate(context);
     }
     return new Prepared(context, runs);
   }

@@ -80,6 +80,13 @@ final class JobSteps implements Deployer, ClusterBound {
         .map(ClusterBackend::runsContextDirectly).orElse(false);
   }
 
+  /** The store of a cluster that runs images without a registry ({@code Clusters.podman()}). */
+  @Override
+  public Optional<dev.fairing4j.core.LocalImageStore> localImageStore() {
+    return deployer.options().cluster().flatMap(ClusterBackends::of)
+        .flatMap(ClusterBackend::imageStore);
+  }
+
   /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
   @Override
   public String render(BuildContext context, Optional<ImageRef> image) {

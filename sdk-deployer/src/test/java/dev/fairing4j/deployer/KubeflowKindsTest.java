@@ -53,6 +53,24 @@ class KubeflowKindsTest {
   }
 
   @Test
+  void anElasticJobOfWorkersOnlyIsWrittenAsUpstreamsElasticExamplesWriteIt() {
+    Map<String, Object> object = render(Deployers.pyTorchJob("echo").withoutMaster().workers(2)
+        .elastic(1, 2, 100));
+
+    assertThat(Fixtures.<Map<String, Object>>at(object, "spec", "pytorchReplicaSpecs"))
+        .containsOnlyKeys("Worker");
+    assertThat(Fixtures.<Map<String, Object>>at(object, "spec", "elasticPolicy")).isEqualTo(
+        Map.of("minReplicas", 1, "maxReplicas", 2, "rdzvBackend", "c10d", "maxRestarts", 100));
+    assertThat(Deployers.pyTorchJob("echo").withoutMaster().workers(2).toString())
+        .contains("master=0, workers=2");
+    assertThatThrownBy(() -> render(Deployers.pyTorchJob("none").withoutMaster()))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("workers")
+        .hasMessageContaining("without a Master");
+    assertThatThrownBy(() -> Deployers.pyTorchJob("x").elastic(1, 2, -1))
+        .hasMessageContaining("elastic maxRestarts");
+  }
+
+  @Test
   void withoutNprocPerNodeThePyTorchJobRunsOneProcessPerRequestedGpuElseOne() {
     // The operator's "auto" would let torchrun start one process per core, a world unlike the
     // pods' WORLD_SIZE; the manifest states a number instead.

@@ -123,9 +123,10 @@ class DockerfileBuildahIT {
   }
 
   @Test
-  void aFailingRunStepReportsItsStepAndOutput() throws IOException {
+  void aFailingRunStepReportsItsStepAndOutputAndLeavesNoContainer() throws Exception {
     Path dockerfile = project("print('never')\n", "RUN [\"python3\", \"-c\", \"import sys;"
         + " print('no such package: torch==99'); sys.exit(3)\"]");
+    List<String> before = workingContainers();
 
     assertThatThrownBy(() -> builder(dockerfile).build(Preprocessors.python(
         project.resolve("train.py")).prepare(), e -> { }))
@@ -133,6 +134,18 @@ class DockerfileBuildahIT {
         .hasMessageContaining("buildah failed to build Dockerfile at STEP 3/6: RUN")
         .hasMessageContaining("no such package: torch==99")
         .hasMessageContaining("the RUN command failed in the image");
+    assertThat(workingContainers()).as("the failed step's working container is removed, as on"
+        + " success").isEqualTo(before);
+  }
+
+  /** The working containers in the user's buildah storage, as `buildah containers` lists them. */
+  private static List<String> workingContainers() throws Exception {
+    Process list = new ProcessBuilder(Tools.require("buildah", "buildah").toString(),
+        "containers", "--quiet").redirectErrorStream(true).start();
+    String out = new String(list.getInputStream().readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(list.waitFor()).as(out).isZero();
+    return out.lines().filter(l -> !l.isBlank()).sorted().toList();
   }
 
   @Test

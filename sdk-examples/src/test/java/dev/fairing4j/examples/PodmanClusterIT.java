@@ -203,6 +203,45 @@ class PodmanClusterIT {
   }
 
   @Test
+  void withoutARegistryTheImageIsBuiltIntoPodmansStorageAndRunsFromThere() throws IOException {
+    List<dev.fairing4j.core.ProgressEvent> events = new CopyOnWriteArrayList<>();
+    REGISTRY.clearRequests();
+    TrainingJob job = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(scripts.resolve("envprint.py")))
+        .builder(Builders.jib(base))  // no pushTo: podman's own storage is the target
+        .deployer(deployer("podnoreg").workers(0))
+        .progress(events::add)
+        .run();
+    try {
+      assertThat(job.waitForCompletion(Duration.ofMinutes(2)).phase())
+          .isEqualTo(JobPhase.SUCCEEDED);
+      assertThat(events).filteredOn(e -> e instanceof dev.fairing4j.core.ProgressEvent.Note)
+          .map(Object::toString).anyMatch(n -> n.contains("loaded localhost/fairing4j/image:")
+              && n.contains("into podman's image storage"));
+      assertThat(REGISTRY.requests()).as("nothing pushed, only the base read")
+          .noneMatch(r -> !r.method().equals("GET") && !r.method().equals("HEAD"));
+      assertThat(job.logs().snapshot()).extracting(LogLine::text).contains("RANK=0");
+      assertThat(job.toString()).isEqualTo("PyTorchJob default/podnoreg (podman)");
+    } finally {
+      job.delete();
+    }
+  }
+
+  @Test
+  void aCrashLoopReportsAsManyRestartsAsTheLogShowsRuns() {
+    TrainingJob job = pipeline(deployer("podcrash").workers(0).backoffLimit(1)
+        .args("--exit=1")).run();
+
+    assertThatThrownBy(() -> job.waitForCompletion(Duration.ofMinutes(2)))
+        .isInstanceOfSatisfying(JobFailedException.class, e -> {
+          assertThat(e.lastLines()).contains("--- run 2 (restart 1) ---")
+              .noneMatch(l -> l.startsWith("--- run 3"));
+          assertThat(e.getMessage()).contains("exited with code 1 after 1 restart:");
+        });
+    job.delete();
+  }
+
+  @Test
   void aFailingReplicaFailsTheJobWithItsExitCode() {
     TrainingJob job = pipeline(deployer("podfail").restartPolicy(RestartPolicy.NEVER)
         .args("--exit=3")).run();

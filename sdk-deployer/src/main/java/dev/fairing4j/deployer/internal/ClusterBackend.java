@@ -43,6 +43,24 @@ public interface ClusterBackend {
   }
 
   /**
+   * Refuses a namespace this cluster does not have, from local knowledge only (no request):
+   * the local clusters have {@code default}, the namespaces declared on them and those that hold
+   * jobs, as an API server has only the namespaces someone created. The default accepts any:
+   * a Kubernetes API server says so itself.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming {@code namespace}
+   */
+  default void checkNamespace(String namespace) {}
+
+  /**
+   * The image store this cluster runs images from without a registry (podman's); empty for a
+   * cluster that pulls from a registry.
+   */
+  default java.util.Optional<dev.fairing4j.core.LocalImageStore> imageStore() {
+    return java.util.Optional.empty();
+  }
+
+  /**
    * True for a cluster that runs the build context itself (the local cluster) rather than a
    * built image: deployers then need no image, and the manifests name a placeholder one.
    */

@@ -114,7 +114,9 @@ public final class JobRendering {
    * @throws InvalidInputException naming {@code cluster} or the configuration setting
    */
   public static void checkTarget(JobOptions options, String kind) {
-    backend(options, kind).checkTarget();
+    ClusterBackend backend = backend(options, kind);
+    backend.checkTarget();
+    backend.checkNamespace(withClusterNamespace(options).namespace().orElse("default"));
   }
 
   private static ClusterBackend backend(JobOptions options, String kind) {

@@ -22,11 +22,13 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A Kubeflow PyTorchJob: one Master (rank 0, always rendered, so the operator injects
+ * A Kubeflow PyTorchJob: one Master (rank 0, so the operator injects
  * {@code MASTER_ADDR}/{@code RANK}/{@code WORLD_SIZE}) plus {@link #workers(int)} Workers, each
  * running the image in a container named {@code pytorch} with port {@code pytorchjob-port}
- * 23456. Every default the operator would apply only in memory (replicas, restartPolicy, port,
- * cleanPodPolicy, nprocPerNode) is written out, so the stored object says what runs.
+ * 23456; or, {@link #withoutMaster()}, Workers only, as upstream's elastic examples write an
+ * elastic job (torchrun then forms the world through its rendezvous on Worker 0). Every default
+ * the operator would apply only in memory (replicas, restartPolicy, port, cleanPodPolicy,
+ * nprocPerNode) is written out, so the stored object says what runs.
  *
  * <p>An immutable value: obtain one from {@code Deployers.pyTorchJob(name)}.
  */
@@ -47,17 +49,19 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
   private static final Set<ReplicaType> TYPES = EnumSet.of(ReplicaType.MASTER,
       ReplicaType.WORKER);
 
+  private final boolean master;
   private final int workers;
   /** Empty: one process per GPU the pods ask for, else 1, written as a number at render. */
   private final Optional<String> nprocPerNode;
   private final Optional<Elastic> elastic;
   private final KubeflowPolicy policy;
 
-  private record Elastic(int minReplicas, int maxReplicas) {}
+  private record Elastic(int minReplicas, int maxReplicas, Optional<Integer> maxRestarts) {}
 
-  private PyTorchJobDeployer(JobOptions options, int workers, Optional<String> nprocPerNode,
-      Optional<Elastic> elastic, KubeflowPolicy policy) {
+  private PyTorchJobDeployer(JobOptions options, boolean master, int workers,
+      Optional<String> nprocPerNode, Optional<Elastic> elastic, KubeflowPolicy policy) {
     super(options);
+    this.master = master;
     this.workers = workers;
     this.nprocPerNode = nprocPerNode;
     this.elastic = elastic;
@@ -72,26 +76,37 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
    * @throws InvalidInputException when the name is not a DNS-1035 label
    */
   public static PyTorchJobDeployer named(String name) {
-    return new PyTorchJobDeployer(JobOptions.named(name), 0, Optional.empty(), Optional.empty(),
-        KubeflowPolicy.defaults(RestartPolicy.ON_FAILURE));
+    return new PyTorchJobDeployer(JobOptions.named(name), true, 0, Optional.empty(),
+        Optional.empty(), KubeflowPolicy.defaults(RestartPolicy.ON_FAILURE));
+  }
+
+  /**
+   * A job of Workers only, as upstream's elastic examples write one: no Master, so the operator
+   * injects no {@code MASTER_ADDR}, {@code RANK} or {@code WORLD_SIZE}, only torchrun's
+   * {@code PET_*} variables, and torchrun forms the world through its rendezvous (on Worker 0
+   * for an {@link #elastic} job); Worker 0 is the job's lead pod, and the job succeeds when
+   * every Worker has. Needs {@link #workers(int)} of at least 1 (checked when it is rendered).
+   */
+  public PyTorchJobDeployer withoutMaster() {
+    return new PyTorchJobDeployer(options(), false, workers, nprocPerNode, elastic, policy);
   }
 
   /** How many Workers run beside the Master (at least 0). */
   public PyTorchJobDeployer workers(int count) {
     Validators.atLeast("workers", count, 0);
-    return new PyTorchJobDeployer(options(), count, nprocPerNode, elastic, policy);
+    return new PyTorchJobDeployer(options(), master, count, nprocPerNode, elastic, policy);
   }
 
   /** The restart policy of every replica (default OnFailure). */
   public PyTorchJobDeployer restartPolicy(RestartPolicy restartPolicy) {
-    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode, elastic,
         policy.withRestart(restartPolicy));
   }
 
   /** The restart policy of one replica type, e.g. Never for the Master. */
   public PyTorchJobDeployer restartPolicy(ReplicaType type, RestartPolicy restartPolicy) {
     checkType("restartPolicy(" + type + ", ..)", type);
-    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode, elastic,
         policy.withRestart(type, restartPolicy));
   }
 
@@ -111,7 +126,7 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       throw InvalidInputException.of("nprocPerNode", "'" + value + "' is not a process count",
           "use \"auto\", \"cpu\", \"gpu\" or a positive whole number such as \"2\"");
     }
-    return new PyTorchJobDeployer(options(), workers, Optional.of(value), elastic, policy);
+    return new PyTorchJobDeployer(options(), master, workers, Optional.of(value), elastic, policy);
   }
 
   /**
@@ -124,19 +139,32 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       throw InvalidInputException.of("elastic maxReplicas", maxReplicas
           + " is below minReplicas " + minReplicas, "use maxReplicas >= minReplicas");
     }
-    return new PyTorchJobDeployer(options(), workers, nprocPerNode,
-        Optional.of(new Elastic(minReplicas, maxReplicas)), policy);
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode,
+        Optional.of(new Elastic(minReplicas, maxReplicas, Optional.empty())), policy);
+  }
+
+  /**
+   * Makes the job elastic as {@link #elastic(int, int)} does, with the elastic policy's
+   * {@code maxRestarts}: how often torchrun's agent restarts the workers of a node after a
+   * failure ({@code PET_MAX_RESTARTS}, torchrun's {@code --max-restarts}) before it gives up.
+   */
+  public PyTorchJobDeployer elastic(int minReplicas, int maxReplicas, int maxRestarts) {
+    Validators.atLeast("elastic maxRestarts", maxRestarts, 0);
+    PyTorchJobDeployer ranged = elastic(minReplicas, maxReplicas);
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode,
+        Optional.of(new Elastic(minReplicas, maxReplicas, Optional.of(maxRestarts))),
+        ranged.policy);
   }
 
   /** Which pods the operator deletes at the end (default None: logs stay readable). */
   public PyTorchJobDeployer cleanPodPolicy(CleanPodPolicy cleanPodPolicy) {
-    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode, elastic,
         policy.withCleanPodPolicy(Objects.requireNonNull(cleanPodPolicy, "cleanPodPolicy")));
   }
 
   /** Gang-scheduling hints (queue, PriorityClass, minAvailable). */
   public PyTorchJobDeployer schedulingPolicy(SchedulingPolicy schedulingPolicy) {
-    return new PyTorchJobDeployer(options(), workers, nprocPerNode, elastic,
+    return new PyTorchJobDeployer(options(), master, workers, nprocPerNode, elastic,
         policy.withScheduling(schedulingPolicy));
   }
 
@@ -145,9 +173,14 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
     return workers;
   }
 
+  /** Whether the job has a Master ({@link #withoutMaster()} drops it). */
+  public boolean hasMaster() {
+    return master;
+  }
+
   @Override
   protected PyTorchJobDeployer withOptions(JobOptions newOptions) {
-    return new PyTorchJobDeployer(newOptions, workers, nprocPerNode, elastic, policy);
+    return new PyTorchJobDeployer(newOptions, master, workers, nprocPerNode, elastic, policy);
   }
 
   @Override
@@ -169,21 +202,31 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
 
   private JobKind kind() {
     List<ReplicaSlot> slots = new ArrayList<>();
-    slots.add(new ReplicaSlot(Optional.of(ReplicaType.MASTER), 1,
-        policy.restartPolicy(ReplicaType.MASTER)));
+    if (master) {
+      slots.add(new ReplicaSlot(Optional.of(ReplicaType.MASTER), 1,
+          policy.restartPolicy(ReplicaType.MASTER)));
+    }
     if (workers > 0) {
       slots.add(new ReplicaSlot(Optional.of(ReplicaType.WORKER), workers,
           policy.restartPolicy(ReplicaType.WORKER)));
     }
     return new KubeflowKind("PyTorchJob", "pytorchReplicaSpecs", CONTAINER,
         new NamedPort(PORT_NAME, PORT), slots, policy,
-        options -> Validators.atLeast("workers", workers, 0),
+        options -> {
+          Validators.atLeast("workers", workers, 0);
+          if (!master && workers == 0) {
+            throw InvalidInputException.of("workers", "a PyTorchJob without a Master has no"
+                + " replica with 0 Workers", "add .workers(2), or keep the Master (drop"
+                + " .withoutMaster())");
+          }
+        },
         (spec, options, templates) -> {
           elastic.ifPresent(e -> {
             Map<String, Object> map = Json.map();
             map.put("minReplicas", e.minReplicas());
             map.put("maxReplicas", e.maxReplicas());
             map.put("rdzvBackend", "c10d");
+            e.maxRestarts().ifPresent(n -> map.put("maxRestarts", n));
             spec.put("elasticPolicy", map);
           });
           spec.put("nprocPerNode", nprocPerNode.orElseGet(() -> processesPerGpu(templates)));
@@ -211,19 +254,20 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
   @Override
   public boolean equals(Object other) {
     return other instanceof PyTorchJobDeployer that && options().equals(that.options())
-        && workers == that.workers && nprocPerNode.equals(that.nprocPerNode)
+        && master == that.master && workers == that.workers
+        && nprocPerNode.equals(that.nprocPerNode)
         && elastic.equals(that.elastic) && policy.equals(that.policy);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(options(), workers, nprocPerNode, elastic, policy);
+    return Objects.hash(options(), master, workers, nprocPerNode, elastic, policy);
   }
 
   @Override
   public String toString() {
-    return "PyTorchJob[" + describeOptions() + ", master=1, workers=" + workers
-        + elastic.map(e -> ", elastic=" + e.minReplicas() + ".." + e.maxReplicas()).orElse("")
-        + "]";
+    return "PyTorchJob[" + describeOptions() + ", master=" + (master ? 1 : 0) + ", workers="
+        + workers + elastic.map(e -> ", elastic=" + e.minReplicas() + ".." + e.maxReplicas()
+            + e.maxRestarts().map(n -> ", maxRestarts=" + n).orElse("")).orElse("") + "]";
   }
 }

@@ -58,7 +58,7 @@ public final class LocalCluster extends MachineCluster<LocalCluster> {
   private LocalCluster(LocalSettings settings) {
     super("local", settings, settings, new MachineBackend(settings,
         (job, context, options, progress) -> LocalSubmitter.submit(settings, job, context,
-            options, progress), true));
+            options, progress), true, java.util.Optional.empty()));
     this.settings = settings;
   }
 

@@ -33,11 +33,63 @@ final class MachineBackend implements ClusterBackend, JobDirectory.Provider {
   private final LocalSettings settings;
   private final Submitter submitter;
   private final boolean runsContextDirectly;
+  private final java.util.Optional<dev.fairing4j.core.LocalImageStore> imageStore;
 
-  MachineBackend(LocalSettings settings, Submitter submitter, boolean runsContextDirectly) {
+  MachineBackend(LocalSettings settings, Submitter submitter, boolean runsContextDirectly,
+      java.util.Optional<dev.fairing4j.core.LocalImageStore> imageStore) {
     this.settings = settings;
     this.submitter = submitter;
     this.runsContextDirectly = runsContextDirectly;
+    this.imageStore = imageStore;
+  }
+
+  /**
+   * A namespace is there when it is {@code default}, declared with
+   * {@code Clusters.local().namespaces(..)}, or already holds jobs; any other is refused as a
+   * Kubernetes API server refuses it ({@code namespaces "team-b" not found}), with the names it
+   * could have meant.
+   */
+  @Override
+  public void checkNamespace(String namespace) {
+    if (namespace.equals("default") || settings.namespaces().contains(namespace)) {
+      return;
+    }
+    java.util.SortedSet<String> known = new java.util.TreeSet<>(settings.namespaces());
+    known.add("default");
+    known.addAll(new dev.fairing4j.deployer.local.internal.state.StateStore(settings.stateDir())
+        .namespaces());
+    if (known.contains(namespace)) {
+      return;
+    }
+    String close = known.stream().filter(k -> editDistance(k, namespace) <= 2).findFirst()
+        .map(k -> "did you mean " + k + "? ").orElse("");
+    throw dev.fairing4j.core.InvalidInputException.of("namespace", "'" + namespace + "' does"
+        + " not exist on this machine's cluster (it has " + String.join(", ", known) + ")",
+        close + "declare it as kubectl create namespace would: .on(Clusters.local()"
+            + ".namespaces(\"" + namespace + "\")), or name an existing one");
+  }
+
+  private static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      int[] current = new int[b.length() + 1];
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        current[j] = Math.min(Math.min(current[j - 1], previous[j]) + 1,
+            previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+      }
+      previous = current;
+    }
+    return previous[b.length()];
+  }
+
+  /** Podman's storage, which a pipeline without a registry builds into. */
+  @Override
+  public java.util.Optional<dev.fairing4j.core.LocalImageStore> imageStore() {
+    return imageStore;
   }
 
   /**

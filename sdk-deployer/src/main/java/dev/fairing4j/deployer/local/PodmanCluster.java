@@ -50,7 +50,7 @@ public final class PodmanCluster extends MachineCluster<PodmanCluster> {
   private PodmanCluster(PodmanSettings settings) {
     super("podman", settings.local(), settings, new MachineBackend(settings.local(),
         (job, context, options, progress) -> PodmanSubmitter.submit(settings, job, context,
-            options, progress), false));
+            options, progress), false, java.util.Optional.of(new PodmanImageStore(settings))));
     this.settings = settings;
   }
 

@@ -81,6 +81,13 @@ final class EndpointSteps implements EndpointDeployer {
     return shape.needsImage();
   }
 
+  /** The store of a cluster that runs images without a registry ({@code Clusters.podman()}). */
+  @Override
+  public Optional<dev.fairing4j.core.LocalImageStore> localImageStore() {
+    return deployer.options().cluster().flatMap(ClusterBackends::of)
+        .flatMap(ClusterBackend::imageStore);
+  }
+
   @Override
   public String render(BuildContext context, Optional<ImageRef> image) {
     return JobRendering.yaml(deployer.options(), shape.kind(context), context,

@@ -132,6 +132,54 @@ class LocalClusterDdpIT extends LocalClusterTestBase {
       "");
 
   /**
+   * A job of Workers only, as upstream's elastic examples write it ({@code elasticPolicy} with
+   * {@code maxRestarts}, no Master): the operator's environment is torchrun's PET_* variables
+   * with the rendezvous on Worker 0 (OperatorEnvTest checks nothing else is there), and the two
+   * Workers form one world through it. Each attempt's first run fails (torchrun's
+   * {@code TORCHELASTIC_RESTART_COUNT} is 0): with {@code maxRestarts} 1, torchrun restarts the
+   * workers, they rendezvous again and the job succeeds; with 0 it fails.
+   */
+  @ParameterizedTest(name = "maxRestarts {0}")
+  @CsvSource({"1, SUCCEEDED", "0, FAILED"})
+  void workersOnlyElasticJobsFormOneWorldAndRestartWithinMaxRestarts(int maxRestarts,
+      JobPhase expected) {
+    BuildContext context = BuildContext.empty()
+        .withFile("/app/world.py", ContextFile.ofText(String.join("\n",
+            "import os, sys",
+            "print('env ' + ' '.join(f'{k}={os.environ.get(k)}' for k in ('PET_NNODES',"
+                + " 'PET_MAX_RESTARTS', 'PET_RDZV_BACKEND')), flush=True)",
+            "if os.environ['TORCHELASTIC_RESTART_COUNT'] == '0':",
+            "    sys.exit('first attempt fails on purpose')",
+            WORLD)))
+        .withCommand(List.of("torchrun", "/app/world.py"));
+    LocalCluster cluster = LocalCluster.create().stateDir(state).volumesDir(volumes);
+    String name = "workers" + maxRestarts;
+    TrainingJob job = Deployers.pyTorchJob(name).withoutMaster().workers(2)
+        .elastic(2, 2, maxRestarts).restartPolicy(RestartPolicy.NEVER).on(cluster).asDeployer()
+        .deploy(context, Optional.empty(), ProgressListener.NONE);
+    JobStatus end;
+    try {
+      end = job.waitForCompletion(Duration.ofSeconds(120));
+    } catch (dev.fairing4j.core.JobFailedException e) {
+      end = e.status();
+    }
+
+    assertThat(end.phase()).as(job.logs().snapshot().toString()).isEqualTo(expected);
+    List<String> lines = job.logs().snapshot().stream()
+        .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+    assertThat(end.pods()).extracting(p -> p.name()).containsExactly(name + "-worker-0",
+        name + "-worker-1");
+    assertThat(lines).contains("[worker-0] env PET_NNODES=2:2 PET_MAX_RESTARTS=" + maxRestarts
+        + " PET_RDZV_BACKEND=c10d");
+    if (expected == JobPhase.SUCCEEDED) {
+      assertThat(lines).contains("[worker-0] rank=0 world=2 sum=2 host=" + name + "-worker-0",
+          "[worker-1] rank=1 world=2 sum=2 host=" + name + "-worker-1");
+    } else {
+      assertThat(lines).noneMatch(l -> l.contains(" world=2 sum=2"));
+    }
+  }
+
+  /**
    * Elastic replicas through torchrun's c10d rendezvous form one world, as under the operator:
    * before, every replica had the same node identity (host name and, in its pid namespace, pid),
    * so with elastic(1, 2) each rendezvoused alone and trained as a world of size 1 while the job

@@ -25,6 +25,38 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(90)
 class LocalTrainingClientIT extends LocalClusterTestBase {
+  /**
+   * A namespace the local cluster does not have is refused as an API server refuses it, before
+   * anything runs, with the name it probably meant; a declared one, or one that holds jobs,
+   * is there.
+   */
+  @Test
+  void aMisspelledNamespaceIsRefusedAsKubernetesRefusesIt() {
+    LocalCluster cluster = LocalCluster.create().stateDir(state).volumesDir(volumes)
+        .namespaces("kubeflow");
+    dev.fairing4j.core.Pipeline pipeline = dev.fairing4j.core.Fairing.pipeline()
+        .progress(ProgressListener.NONE).preprocessor(() -> BuildContext.empty()
+            .withFile("/app/main.py", ContextFile.ofText("print(1)\n"))
+            .withCommand(List.of("python", "/app/main.py")));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> pipeline.deployer(
+        Deployers.batchJob("typo").namespace("kubeflw").on(cluster)).run())
+        .isInstanceOfSatisfying(dev.fairing4j.core.InvalidInputException.class, e -> assertThat(
+            e.field()).isEqualTo("namespace"))
+        .hasMessageContaining("'kubeflw' does not exist on this machine's cluster (it has"
+            + " default, kubeflow)")
+        .hasMessageContaining("did you mean kubeflow?")
+        .hasMessageContaining(".namespaces(\"kubeflw\")");
+    assertThat(cluster.listAll()).as("nothing created").isEmpty();
+    assertThat(pipeline.deployer(Deployers.batchJob("ok").namespace("kubeflow").on(cluster))
+        .run().waitForCompletion(Duration.ofSeconds(30)).phase()).isEqualTo(JobPhase.SUCCEEDED);
+    // Once it holds a job, another value of the cluster (a restarted kernel) finds it too.
+    assertThat(pipeline.deployer(Deployers.batchJob("again").namespace("kubeflow")
+        .on(LocalCluster.create().stateDir(state).volumesDir(volumes))).run()
+        .waitForCompletion(Duration.ofSeconds(30)).phase()).isEqualTo(JobPhase.SUCCEEDED);
+    cluster.listAll().forEach(dev.fairing4j.core.TrainingJob::delete);
+  }
+
   @Test
   void aClientListsDescribesMeasuresAndAttachesToLocalJobs() throws Exception {
     String script = String.join("\n",
@@ -42,7 +74,7 @@ class LocalTrainingClientIT extends LocalClusterTestBase {
         .withFile("/app/main.py", ContextFile.ofText(script))
         .withCommand(List.of("python", "/app/main.py"));
     LocalCluster starter = LocalCluster.create().stateDir(state).volumesDir(volumes)
-        .ignoreGpuRequests();
+        .ignoreGpuRequests().namespaces("kubeflow");
     starter.submit(Manifests.pyTorchJob("client-job", 1, container, "Never", Map.of(),
         List.of(Manifests.pvcVolume("data", "client-data")), null), context,
         SubmitOptions.DEFAULT, ProgressListener.NONE);

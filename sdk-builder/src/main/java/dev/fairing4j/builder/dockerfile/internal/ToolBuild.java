@@ -98,6 +98,8 @@ public final class ToolBuild {
       Path imageId = work.resolve("image-id");
       List<String> build = new ArrayList<>(List.of(executable.toString(),
           tool.equals("buildah") ? "bud" : "build", "--isolation", "chroot", "--layers",
+          // A failed RUN leaves its working container and root file system otherwise.
+          "--force-rm",
           "--timestamp", "0", "--format", settings.format() == ImageFormat.OCI ? "oci" : "docker",
           "-f", dockerfileCopy.toString(), "--iidfile", imageId.toString()));
       plan.buildArgs().forEach((arg, value) -> build.addAll(List.of("--build-arg",

@@ -74,6 +74,9 @@ public final class LocalTrainingJob implements TrainingJob {
     this.progress = progress;
   }
 
+  // "local" or "podman", read once from the record by toString().
+  private volatile String cluster;
+
   @Override
   public String name() {
     return name;
@@ -317,6 +320,17 @@ public final class LocalTrainingJob implements TrainingJob {
 
   @Override
   public String toString() {
-    return kind + " " + namespace + "/" + name + " (local)";
+    return kind + " " + namespace + "/" + name + " (" + cluster() + ")";
+  }
+
+  // Which cluster of this machine runs it, as its record says (podman's launcher, or a sandbox).
+  private String cluster() {
+    String known = cluster;
+    if (known == null) {
+      known = store.read(jobDir).map(JobRecord::sandbox).filter("podman"::equals)
+          .orElse("local");
+      cluster = known;
+    }
+    return known;
   }
 }

@@ -145,8 +145,9 @@ final class JobMachine {
       r.reason = "Completed";
       r.message = null;
     } else if (decision instanceof ExitRules.Restart restart) {
+      // The backoff limit counts the restart now; the pod's restart count when it happens, as
+      // kubelet counts it: a restart the job's end calls off is not one the log shows.
       retries++;
-      r.restarts++;
       restart(r, restart);
     } else if (decision instanceof ExitRules.Failed failed) {
       r.phase = "Failed";
@@ -274,7 +275,7 @@ final class JobMachine {
       conditions.set("Restarting", true, reason("Restarting"), jobLabel() + " is restarting"
           + " because 1 " + r.id.type() + " replica(s) failed.", effects.now());
       event("Warning", "Restarting", r.id.podName(), "recreating the pod after exit code "
-          + r.exitCode + " (restart " + r.restarts + ")");
+          + r.exitCode + " (restart " + (r.restarts + 1) + ")");
     } else {
       // OnFailure/Always: kubelet restarts the container in place after its back-off.
       r.phase = plan.kind() == LocalKind.BATCH ? "Pending" : "Running";
@@ -283,6 +284,7 @@ final class JobMachine {
       event("Warning", "BackOff", r.id.podName(), r.message);
     }
     r.pendingStart = effects.schedule(restart.delay(), () -> {
+      r.restarts++;
       launch(r);
       updateRunning();
     });

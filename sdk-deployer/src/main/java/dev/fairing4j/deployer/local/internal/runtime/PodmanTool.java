@@ -157,6 +157,21 @@ public final class PodmanTool {
     }
   }
 
+  /**
+   * Loads a {@code docker save} (or OCI) archive into podman's image storage; the names it
+   * carries name the image there.
+   *
+   * @throws FairingException with podman's output when the load fails
+   */
+  public void load(Path archive) {
+    Result result = call(List.of("load", "--quiet", "--input", archive.toString()),
+        Duration.ofMinutes(30));
+    if (result.code() != 0) {
+      throw LocalException.exited("load image into podman", archive.toString(), result.code(),
+          result.output(), "check free space in podman's storage (podman system df)");
+    }
+  }
+
   /** Removes the named containers, stopping them first without grace; missing ones are fine. */
   public void remove(Collection<String> names) {
     if (names.isEmpty()) {

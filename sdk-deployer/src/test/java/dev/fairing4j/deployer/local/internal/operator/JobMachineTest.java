@@ -135,6 +135,8 @@ class JobMachineTest {
             + " limit"));
     assertThat(effects.terminated).as("the limit stops every pod whatever cleanPodPolicy says")
         .containsExactly("p-worker-0");
+    assertThat(replica(machine, "p-worker-0").restarts()).isOne();
+    assertThat(replica(machine, "p-master-0").restarts()).isZero();
   }
 
   @Test
@@ -177,6 +179,8 @@ class JobMachineTest {
     assertThat(replica(machine, "p-master-0").phase()).isEqualTo("Failed");
     assertThat(replica(machine, "p-master-0").message())
         .isEqualTo("exited with code 1; not restarted: the job had ended");
+    assertThat(replica(machine, "p-master-0").restarts())
+        .as("a restart called off is not counted: its log shows one run").isZero();
     assertThat(effects.terminated).containsExactly("p-worker-0");
     assertThat(condition(machine, "Failed")).hasValueSatisfying(c ->
         assertThat(c.message()).isEqualTo("stopped by the user"));
