@@ -36,9 +36,11 @@ if [[ -n $jar ]]; then
 else
   if [[ ! -s $kernel_dir/$NAME-$VERSION.jar ]]; then
     echo "notebook-kernel: fetching io.github.padreati:$NAME:$VERSION with Maven" >&2
-    # Maven 3.8 writes terminal codes to stdout even with -q: all of it goes to stderr.
+    # Maven 3.8 writes terminal codes (ESC[0m) even with -B -q: all of its output goes to
+    # stderr, with them stripped, so a terminal shows no stray codes and a log no escapes.
     mvn -B -q -ntp dependency:copy -Dstyle.color=never -Dartifact="io.github.padreati:$NAME:$VERSION" \
-      -DoutputDirectory="$kernel_dir" >&2
+      -DoutputDirectory="$kernel_dir" 2>&1 | sed -u 's/\x1b\[[0-9;]*[A-Za-z]//g' >&2
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "notebook-kernel: Maven could not fetch the kernel" >&2; exit 1; }
   fi
   cp "$kernel_dir/$NAME-$VERSION.jar" "$kernel_dir/$NAME.jar"
 fi

@@ -35,12 +35,40 @@ changed() {
     -print -quit 2>/dev/null) ]]
 }
 maven() {
-  # Maven's jansi writes ESC[0m resets to the terminal even in batch mode: strip them.
-  mvn -B -q -ntp -f "$ROOT/pom.xml" "$@" 2>&1 | sed -u 's/\x1b\[[0-9;]*[A-Za-z]//g' >&2
+  # Progress, not Maven's output: one line per module built and a running count of the files
+  # fetched from Maven Central (a first build downloads a few hundred), with the seconds since
+  # the start; the whole output goes to a log whose last lines are shown when the build fails.
+  # Maven's jansi writes ESC[0m resets to the terminal even in batch mode: they are stripped.
+  local log=$ROOT/sdk-examples/target/sdk-build.log status line downloads=0 began=$SECONDS
+  mkdir -p "$(dirname "$log")"
+  set +e
+  mvn -B -f "$ROOT/pom.xml" "$@" 2>&1 | sed -u 's/\x1b\[[0-9;]*[A-Za-z]//g' | tee "$log" \
+    | while IFS= read -r line; do
+        case "$line" in
+          "[INFO] Building "*"/"*"]")
+            line=$(tr -s ' ' <<<"${line#\[INFO\] Building }")
+            echo "$who: building $line ($((SECONDS - began)) s)" >&2 ;;
+          "Downloaded from "*)
+            downloads=$((downloads + 1))
+            if ((downloads % 50 == 0)); then
+              echo "$who: $downloads files downloaded from Maven Central" \
+                "($((SECONDS - began)) s)" >&2
+            fi ;;
+        esac
+      done
+  status=${PIPESTATUS[0]}
+  set -e
+  if [[ $status -ne 0 ]]; then
+    echo "$who: the build failed (exit $status); its errors (whole log: $log):" >&2
+    grep -E '^\[ERROR\]' "$log" | head -n 40 >&2 || tail -n 40 "$log" >&2
+    exit "$status"
+  fi
 }
 
 if $rebuild || ! built || { ! $if_missing && changed; }; then
-  echo "$who: building the SDK (mvn install, tests skipped; scripts/test.sh runs them)" >&2
+  echo "$who: building the SDK (mvn install, tests skipped; scripts/test.sh runs them): about"\
+    "4 minutes the first time on 2 cores, most of it downloading from Maven Central; seconds"\
+    "after that" >&2
   # The -sources.jar files it installs are the documentation jshell.sh shows; javadoc is skipped.
   maven -DskipTests -Dmaven.javadoc.skip=true install
   maven -pl sdk-examples dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \

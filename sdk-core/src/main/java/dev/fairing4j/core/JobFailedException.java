@@ -76,8 +76,9 @@ public final class JobFailedException extends FairingException {
 
   /**
    * The failed replica's restarts, from its pod in {@code status} (gone pods: unknown), and the
-   * job's, which the operator's backoff limit counts:
-   * {@code " after 2 restarts (3 restarts of all replicas together, what backoffLimit counts)"}.
+   * job's: {@code " after 2 restarts (3 restarts of all replicas together)"}. Both count the
+   * restarts that happened, as the log's runs show them (a restart the job's end called off is
+   * not one).
    */
   private static Optional<String> restarts(JobStatus status, Optional<String> replica) {
     Optional<Integer> own = replica.flatMap(r -> status.pods().stream()
@@ -86,7 +87,7 @@ public final class JobFailedException extends FairingException {
     int all = status.pods().stream().mapToInt(PodInfo::restarts).sum();
     return own.filter(n -> n > 0 || all > 0).map(n -> " after " + n
         + (n == 1 ? " restart" : " restarts") + (all > n ? " (" + all
-            + " restarts of all replicas together, what backoffLimit counts)" : ""));
+            + " restarts of all replicas together)" : ""));
   }
 
   private static String describe(Optional<String> replica, Optional<Integer> exitCode,

@@ -99,7 +99,7 @@ public final class Examples {
       deployer = deployer.namespace(options.namespace().get());
     }
     if (cluster.isPresent()) {
-      deployer = deployer.on(cluster.get());
+      deployer = deployer.on(declaring(cluster.get(), deployer.options().namespace()));
     }
     Pipeline pipeline = Fairing.pipeline()
         .preprocessor(example.preprocessor(options, cluster))
@@ -124,13 +124,26 @@ public final class Examples {
         deployer = deployer.namespace(options.namespace().get());
       }
       if (cluster.isPresent()) {
-        deployer = deployer.on(cluster.get());
+        deployer = deployer.on(declaring(cluster.get(), deployer.options().namespace()));
       }
       Pipeline pipeline = Fairing.pipeline().preprocessor(serving.predictor())
           .deployer(deployer);
       return deployer.asDeployer().needsImage()
           ? pipeline.builder(builder(options, example)) : pipeline;
     });
+  }
+
+  /**
+   * The local cluster with the example's namespace declared, as an example's README creates it
+   * on a cluster ({@code kubectl create namespace kubeflow}); any other cluster as it is.
+   */
+  private static Cluster declaring(Cluster cluster, Optional<String> namespace) {
+    if (cluster instanceof LocalCluster local && namespace.isPresent()) {
+      java.util.Set<String> declared = new java.util.TreeSet<>(local.declaredNamespaces());
+      declared.add(namespace.get());
+      return local.namespaces(declared.toArray(String[]::new));
+    }
+    return cluster;
   }
 
   /** The manifests {@code options} would submit; builds, pushes and runs nothing. */

@@ -27,32 +27,113 @@ import java.time.Duration;
 public final class FashionMnistDemo {
   private FashionMnistDemo() {}
 
-  /** Runs the demo; exits non-zero when the job fails. */
+  private static final String USAGE = "usage: scripts/demo.sh [--epochs N] [--samples N]"
+      + " [--test-samples N] [--workers N] [--quiet]\n"
+      + "  --epochs N        passes over the training data (default 1, at least 1)\n"
+      + "  --samples N       train on the first N images (default 0: all 60,000)\n"
+      + "  --test-samples N  evaluate on the first N test images (default 0: all 10,000)\n"
+      + "  --workers N       Workers beside the Master (default 1)\n"
+      + "  --quiet           no progress line\n"
+      + "  --attach          follow the demo's job again (after Ctrl-C) to its end\n"
+      + "  --delete          delete the demo's job (it keeps running after Ctrl-C)";
+
+  /** Runs the demo; exits non-zero when the job fails, 2 for a bad argument. */
   public static void main(String[] args) {
-    FashionMnist settings = FashionMnist.defaults();
-    boolean quiet = false;
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      switch (arg) {
-        case "--epochs" -> settings = with(settings, "epochs", number(args, ++i, arg));
-        case "--samples" -> settings = with(settings, "samples", number(args, ++i, arg));
-        case "--test-samples" -> settings = with(settings, "testSamples", number(args, ++i, arg));
-        case "--workers" -> settings = with(settings, "workers", number(args, ++i, arg));
-        case "--quiet" -> quiet = true;
-        case "-h", "--help" -> {
-          System.out.println("usage: scripts/demo.sh [--epochs N] [--samples N]"
-              + " [--test-samples N] [--workers N] [--quiet]");
-          return;
-        }
-        default -> {
-          System.err.println("unknown option " + arg + "; see --help");
-          System.exit(2);
-        }
+    FashionMnist settings;
+    boolean quiet;
+    Parsed parsed;
+    try {
+      parsed = parse(args);
+      if (parsed == null) {
+        System.out.println(USAGE);
+        return;
       }
+      settings = parsed.settings();
+      quiet = parsed.quiet();
+    } catch (IllegalArgumentException e) {
+      System.err.println("demo: " + e.getMessage());
+      System.err.println(USAGE);
+      System.exit(2);
+      return;
     }
     LocalCluster cluster = Clusters.local();
     ProgressListener progress = quiet ? ConsoleProgress.off() : ConsoleProgress.auto();
-    System.exit(run(settings, cluster, progress) ? 0 : 1);
+    switch (parsed.action()) {
+      case DELETE -> System.exit(delete(settings, cluster) ? 0 : 1);
+      case ATTACH -> System.exit(attach(settings, cluster, progress) ? 0 : 1);
+      default -> System.exit(run(settings, cluster, progress) ? 0 : 1);
+    }
+  }
+
+  /** What the demo is asked to do. */
+  enum Action { RUN, ATTACH, DELETE }
+
+  private static boolean delete(FashionMnist settings, LocalCluster cluster) {
+    java.util.Optional<TrainingJob> job = cluster.attach("default", settings.jobName());
+    if (job.isEmpty()) {
+      System.out.println("demo: there is no job " + settings.jobName() + " to delete");
+      return true;
+    }
+    job.get().delete();
+    System.out.println("demo: deleted " + job.get());
+    return true;
+  }
+
+  private static boolean attach(FashionMnist settings, LocalCluster cluster,
+      ProgressListener progress) {
+    java.util.Optional<TrainingJob> job = cluster.attach("default", settings.jobName());
+    if (job.isEmpty()) {
+      System.err.println("demo: there is no job " + settings.jobName() + " to follow; run"
+          + " scripts/demo.sh to start one");
+      return false;
+    }
+    System.out.println("fairing4j demo: following " + job.get());
+    return follow(job.get(), cluster, progress);
+  }
+
+  /** The demo's settings from its arguments. */
+  record Parsed(FashionMnist settings, boolean quiet, Action action) {}
+
+  /**
+   * Reads {@code args} ({@code --epochs 2} or {@code --epochs=2}); null for {@code --help}.
+   *
+   * @throws IllegalArgumentException saying which argument is wrong and what it takes
+   */
+  static Parsed parse(String[] args) {
+    FashionMnist settings = FashionMnist.defaults();
+    boolean quiet = false;
+    Action action = Action.RUN;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      String option = arg;
+      String value = null;
+      int equals = arg.indexOf('=');
+      if (arg.startsWith("--") && equals > 0) {
+        option = arg.substring(0, equals);
+        value = arg.substring(equals + 1);
+      }
+      switch (option) {
+        case "--quiet" -> quiet = true;
+        case "--attach" -> action = Action.ATTACH;
+        case "--delete" -> action = Action.DELETE;
+        case "-h", "--help" -> {
+          return null;
+        }
+        case "--epochs", "--samples", "--test-samples", "--workers" -> {
+          if (value == null) {
+            if (i + 1 >= args.length) {
+              throw new IllegalArgumentException(option + " needs a number, e.g. " + option
+                  + " 2");
+            }
+            value = args[++i];
+          }
+          int n = number(option, value, option.equals("--epochs") ? 1 : 0);
+          settings = with(settings, option, n);
+        }
+        default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
+      }
+    }
+    return new Parsed(settings, quiet, action);
   }
 
   /** Runs {@code settings} on {@code cluster}, printing logs and the final status; true on success. */
@@ -65,6 +146,26 @@ public final class FashionMnistDemo {
       System.err.println(e.getMessage());
       return false;
     }
+    return follow(job, cluster, progress);
+  }
+
+  /**
+   * Follows {@code job}'s logs to its end and prints its status, metrics, model and plot; true
+   * when it succeeded. Interrupted (Ctrl-C), it says that the job goes on and how to follow or
+   * delete it: jobs on the local cluster outlive the JVM that started them, as on a cluster.
+   */
+  static boolean follow(TrainingJob job, LocalCluster cluster, ProgressListener progress) {
+    java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic
+        .AtomicBoolean();
+    Thread notice = new Thread(() -> {
+      if (!ended.get()) {
+        System.err.println();
+        System.err.println("demo: stopped following " + job + "; the job goes on running on"
+            + " this machine. Follow it again: scripts/demo.sh --attach; delete it:"
+            + " scripts/demo.sh --delete");
+      }
+    }, "demo-interrupted");
+    Runtime.getRuntime().addShutdownHook(notice);
     boolean succeeded = false;
     // On a terminal the progress line is cleared before each log line and drawn again after it.
     java.util.function.Consumer<String> print = progress instanceof ConsoleProgress console
@@ -76,6 +177,8 @@ public final class FashionMnistDemo {
       logs.awaitEnd(Duration.ofSeconds(10));
     } catch (JobFailedException e) {
       System.err.println(e.getMessage());
+    } finally {
+      ended.set(true);
     }
     JobStatus status = job.status();
     System.out.println();
@@ -99,28 +202,25 @@ public final class FashionMnistDemo {
     return succeeded;
   }
 
-  private static int number(String[] args, int index, String option) {
-    if (index >= args.length) {
-      throw new IllegalArgumentException(option + " needs a number");
-    }
+  private static int number(String option, String value, int least) {
+    int n;
     try {
-      int value = Integer.parseInt(args[index]);
-      if (value < 0) {
-        throw new NumberFormatException();
-      }
-      return value;
+      n = Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(option + " needs a non-negative number, got '"
-          + args[index] + "'");
+      throw new IllegalArgumentException(option + " takes a whole number, not '" + value + "'");
     }
+    if (n < least) {
+      throw new IllegalArgumentException(option + " takes " + least + " or more, not " + n);
+    }
+    return n;
   }
 
   private static FashionMnist with(FashionMnist s, String field, int value) {
     return switch (field) {
-      case "epochs" -> new FashionMnist(s.jobName(), value, s.samples(), s.testSamples(), s.workers());
-      case "samples" -> new FashionMnist(s.jobName(), s.epochs(), value, s.testSamples(), s.workers());
-      case "testSamples" -> new FashionMnist(s.jobName(), s.epochs(), s.samples(), value, s.workers());
-      case "workers" -> new FashionMnist(s.jobName(), s.epochs(), s.samples(), s.testSamples(), value);
+      case "--epochs" -> new FashionMnist(s.jobName(), value, s.samples(), s.testSamples(), s.workers());
+      case "--samples" -> new FashionMnist(s.jobName(), s.epochs(), value, s.testSamples(), s.workers());
+      case "--test-samples" -> new FashionMnist(s.jobName(), s.epochs(), s.samples(), value, s.workers());
+      case "--workers" -> new FashionMnist(s.jobName(), s.epochs(), s.samples(), s.testSamples(), value);
       default -> throw new IllegalArgumentException(field);
     };
   }

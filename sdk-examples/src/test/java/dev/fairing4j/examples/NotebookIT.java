@@ -153,6 +153,10 @@ class NotebookIT {
       for (JsonNode output : cell.path("outputs")) {
         assertThat(output.path("output_type").asText()).as("output of %s in %s: %s", code,
             notebook, output).isNotEqualTo("error");
+        // A value no one meant to show: what a cell ending in printf(..) displays, or a handle
+        // without a toString of its own (ClassName@1a2b3c).
+        assertThat(output.toString()).as("output of %s in %s", code, notebook)
+            .doesNotContainPattern("[A-Za-z]\\.[A-Z][A-Za-z0-9$]*@[0-9a-f]{4,}");
       }
     }
   }

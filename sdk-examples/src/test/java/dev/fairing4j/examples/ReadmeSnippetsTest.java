@@ -63,6 +63,49 @@ class ReadmeSnippetsTest {
     }
   }
 
+  /**
+   * The jshell tool runs a line as soon as it completes a statement: a chain continued by a line
+   * that starts with a dot becomes two statements, the second an error. Every block is fed to
+   * JShell's own completeness analysis line by line, as pasting does, and no statement may start
+   * with a dot.
+   */
+  @Test
+  void everyJavaSnippetPastesIntoJShellLineByLine() throws IOException {
+    List<String> snippets = snippets(Files.readString(Path.of("..", "README.md"),
+        StandardCharsets.UTF_8));
+    try (jdk.jshell.JShell shell = jdk.jshell.JShell.create()) {
+      jdk.jshell.SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
+      for (int i = 0; i < snippets.size(); i++) {
+        assertThat(pasted(analysis, snippets.get(i))).as("README java block %d, pasted into"
+            + " jshell line by line", i + 1).noneMatch(s -> s.strip().startsWith("."));
+      }
+      assertThat(pasted(analysis, "var p = Fairing.pipeline()\n    .preprocessor(x);\n"))
+          .as("the check itself").anyMatch(s -> s.strip().startsWith("."));
+    }
+  }
+
+  /** The statements jshell would run when {@code block} is pasted into it line by line. */
+  private static List<String> pasted(jdk.jshell.SourceCodeAnalysis analysis, String block) {
+    List<String> statements = new ArrayList<>();
+    StringBuilder pending = new StringBuilder();
+    for (String line : block.split("\n", -1)) {
+      pending.append(line).append('\n');
+      String input = pending.toString();
+      while (!input.isBlank()) {
+        jdk.jshell.SourceCodeAnalysis.CompletionInfo info = analysis.analyzeCompletion(input);
+        if (!info.completeness().isComplete()) {
+          break;
+        }
+        if (info.completeness() != jdk.jshell.SourceCodeAnalysis.Completeness.EMPTY) {
+          statements.add(info.source());
+        }
+        input = info.remaining();
+      }
+      pending = new StringBuilder(input);
+    }
+    return statements;
+  }
+
   @Test
   void aSnippetCallingWhatTheSdkNoLongerHasFails() {
     // The check itself: the factory renamed in Step 12 must not compile.

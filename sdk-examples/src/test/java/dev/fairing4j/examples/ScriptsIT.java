@@ -46,7 +46,7 @@ class ScriptsIT {
   void checkoutCopyWithStubMaven() throws IOException {
     Path scripts = Files.createDirectories(root.resolve("scripts"));
     for (String name : List.of("example.sh", "jshell.sh", "JShellWithSources.java",
-        "sdk-classpath.sh", "setup-machine.sh", "notebook-kernel.sh")) {
+        "sdk-classpath.sh", "setup-machine.sh", "notebook-kernel.sh", "demo.sh")) {
       Files.copy(SCRIPTS.resolve(name), scripts.resolve(name));
     }
     Path target = Files.createDirectories(root.resolve("sdk-examples/target"));
@@ -62,6 +62,13 @@ class ScriptsIT {
         #!/usr/bin/env bash
         echo "$*" >> '%s'
         printf '\\033[0m'
+        # What a first build prints: a module being built, files fetched from Maven Central.
+        echo "[INFO] Building fairing4j core 0.1.0-SNAPSHOT                             [2/5]"
+        for i in $(seq 50); do echo "Downloaded from central: https://repo/f$i.jar (1 kB)"; done
+        if [[ -n "${FAKE_MVN_FAIL:-}" ]]; then
+          echo "[ERROR] /src/Foo.java:[3,1] class, interface, enum, or record expected"
+          exit 1
+        fi
         for arg in "$@"; do
           case "$arg" in -Dmdep.outputFile=*) printf '%%s' '%s' > '%s' ;; esac
           case "$arg" in -DoutputDirectory=*) echo jar > "${arg#*=}/rapaio-jupyter-kernel-3.0.1.jar" ;; esac
@@ -133,6 +140,86 @@ class ScriptsIT {
     assertThat(changed.err()).contains("example: building the SDK");
     assertThat(Files.readAllLines(mvnCalls).stream().filter(l -> l.contains("install")))
         .hasSize((int) builds + 1);
+  }
+
+  /**
+   * A first build says what it does while it takes minutes: each module, and the files fetched
+   * so far; a failed one shows Maven's errors, not a silent exit.
+   */
+  @Test
+  void theBuildShowsItsProgressAndItsErrors() throws Exception {
+    List<String> dryRun = List.of("bash", root.resolve("scripts/example.sh").toString(),
+        "pytorch-simple", "--dry-run");
+    Run built = run(dryRun);
+    assertThat(built.status()).as(built.err()).isZero();
+    assertThat(built.err()).contains("example: building the SDK", "about 4 minutes the first"
+        + " time", "example: building fairing4j core 0.1.0-SNAPSHOT [2/5] (",
+        "example: 50 files downloaded from Maven Central (").doesNotContain(ESC);
+
+    Files.writeString(root.resolve("pom.xml"), "<project/>\n");  // newer than the stamp
+    Run failed = run(dryRun, Map.of("FAKE_MVN_FAIL", "1"));
+    assertThat(failed.status()).isNotZero();
+    assertThat(failed.err()).contains("example: the build failed (exit 1); its errors",
+        "[ERROR] /src/Foo.java:[3,1] class, interface, enum, or record expected");
+  }
+
+  @Test
+  void theDemoRefusesABadArgumentSayingWhichAndHowWithoutAStackTrace() throws Exception {
+    Run bad = run(List.of("bash", root.resolve("scripts/demo.sh").toString(), "--samples",
+        "abc"));
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).contains("demo: --samples takes a whole number, not 'abc'",
+        "usage: scripts/demo.sh").doesNotContain("Exception", "\tat ");
+    Run zero = run(List.of("bash", root.resolve("scripts/demo.sh").toString(), "--epochs=0"));
+    assertThat(zero.err()).contains("demo: --epochs takes 1 or more, not 0");
+    Run unknown = run(List.of("bash", root.resolve("scripts/demo.sh").toString(), "--sample",
+        "5"));
+    assertThat(unknown.err()).contains("demo: unknown argument '--sample'");
+  }
+
+  /**
+   * Stopped while it follows the job (Ctrl-C; the test sends SIGTERM, which runs the same
+   * shutdown hooks, since a JVM started from a background shell ignores SIGINT), the demo says
+   * the job goes on and how to follow or delete it, and {@code --delete} deletes it.
+   */
+  @Test
+  void aStoppedDemoSaysTheJobGoesOnAndHowToDeleteIt() throws Exception {
+    Tools.require("bwrap", "bubblewrap");
+    Tools.torchPython();
+    Tools.fashionMnist();
+    Map<String, String> env = Map.of("XDG_STATE_HOME", root.resolve("state").toString(),
+        "XDG_DATA_HOME", root.resolve("data").toString());
+    Path out = root.resolve("demo.out");
+    Path err = root.resolve("demo.err");
+    ProcessBuilder builder = new ProcessBuilder("bash", root.resolve("scripts/demo.sh")
+        .toString(), "--samples", "2000", "--workers", "0", "--quiet").directory(user.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+    builder.environment().putAll(env);
+    Process demo = builder.start();
+    try {
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+      while (!Files.readString(out).contains("Train Epoch") && System.nanoTime() < end
+          && demo.isAlive()) {
+        Thread.sleep(100);
+      }
+      assertThat(Files.readString(out)).as(Files.readString(err)).contains("Train Epoch");
+      demo.destroy();  // SIGTERM to the demo's JVM (demo.sh execs java)
+      assertThat(demo.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      demo.destroyForcibly();
+    }
+    assertThat(Files.readString(err)).contains("demo: stopped following PyTorchJob"
+        + " default/fashion-mnist (local); the job goes on running on this machine. Follow it"
+        + " again: scripts/demo.sh --attach; delete it: scripts/demo.sh --delete");
+
+    Run delete = run(List.of("bash", root.resolve("scripts/demo.sh").toString(), "--delete"),
+        env);
+    assertThat(delete.status()).as(delete.err()).isZero();
+    assertThat(delete.out()).contains("demo: deleted PyTorchJob default/fashion-mnist (local)");
+    Run again = run(List.of("bash", root.resolve("scripts/demo.sh").toString(), "--delete"),
+        env);
+    assertThat(again.out()).contains("demo: there is no job fashion-mnist to delete");
   }
 
   @Test
@@ -263,6 +350,8 @@ class ScriptsIT {
     assertThat(install.status()).as(install.err()).isZero();
     Path spec = jupyter.resolve("kernels/rapaio-jupyter-kernel");
     assertThat(install.out()).isEqualTo(spec + "\n");
+    assertThat(install.err()).as("Maven's ESC[0m, which the stub writes as Maven 3.8 does")
+        .doesNotContain(ESC);
     assertThat(Files.readString(mvnCalls)).contains("dependency:copy",
         "-Dartifact=io.github.padreati:rapaio-jupyter-kernel:3.0.1");
     var json = new ObjectMapper().readTree(spec.resolve("kernel.json").toFile());
@@ -317,11 +406,16 @@ class ScriptsIT {
   private record Run(int status, String out, String err) {}
 
   private Run run(List<String> command) throws Exception {
+    return run(command, Map.of());
+  }
+
+  private Run run(List<String> command, Map<String, String> env) throws Exception {
     Path out = root.resolve("stdout");
     Path err = root.resolve("stderr");
     ProcessBuilder builder = new ProcessBuilder(command).directory(user.toFile())
         .redirectOutput(out.toFile()).redirectError(err.toFile());
     builder.environment().put("PATH", bin + File.pathSeparator + System.getenv("PATH"));
+    builder.environment().putAll(env);
     Process process = builder.start();
     if (!process.waitFor(120, TimeUnit.SECONDS)) {
       process.destroyForcibly();

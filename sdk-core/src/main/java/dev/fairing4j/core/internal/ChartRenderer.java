@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.function.Supplier;
 
@@ -49,11 +50,39 @@ public interface ChartRenderer {
     }
   }
 
-  /** One metric: a line per replica. */
-  record Panel(String title, List<Series> series) {
+  /**
+   * One metric: a line per replica, on the chart's shared x axis; or, with an {@link Axis} of its
+   * own, points (no lines) against that axis, as an experiment's parameters are drawn.
+   *
+   * @param title above the panel
+   * @param yLabel beside the y axis: the metric, short enough to fit
+   * @param series what is drawn
+   * @param xAxis the panel's own x axis; empty to share the chart's
+   */
+  record Panel(String title, String yLabel, List<Series> series, Optional<Axis> xAxis) {
     /** Copies the series. */
     public Panel {
+      Objects.requireNonNull(title, "title");
+      Objects.requireNonNull(yLabel, "yLabel");
       series = List.copyOf(series);
+      Objects.requireNonNull(xAxis, "xAxis");
+    }
+
+    /** A panel of lines on the chart's x axis, its title beside the y axis too. */
+    public Panel(String title, List<Series> series) {
+      this(title, title, series, Optional.empty());
+    }
+  }
+
+  /**
+   * A panel's own x axis: its title, whether it is logarithmic, and for values that are no
+   * numbers the names drawn at 0, 1, 2, ...
+   */
+  record Axis(String title, boolean logarithmic, List<String> categories) {
+    /** Copies the names. */
+    public Axis {
+      Objects.requireNonNull(title, "title");
+      categories = List.copyOf(categories);
     }
   }
 

@@ -8,10 +8,9 @@ import dev.fairing4j.core.internal.KernelBridge;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * An experiment's trials drawn: the objective of each trial in order with the best so far
@@ -54,9 +53,10 @@ public final class TrialPlot implements Displayable {
   }
 
   /**
-   * The objective against each parameter, a panel each. The x axis is the value's place between
-   * the lowest and the highest value the trials tried (0 and 1), on a log scale when those span
-   * a factor of 10 or more; a choice's values are spaced evenly in the order first tried.
+   * The objective against each parameter, a panel each, a point per trial at the value it
+   * tried: numbers on their own axis (logarithmic when the values tried span a factor of 10 or
+   * more, as a log-uniform search draws them), values that are no numbers (a choice) side by
+   * side in the order first tried.
    */
   static TrialPlot perParameter(ExperimentResults results) {
     List<Trial> scored = scored(results);
@@ -65,23 +65,43 @@ public final class TrialPlot implements Displayable {
     List<String> names = scored.get(0).parameters().keySet().stream().toList();
     for (String parameter : names) {
       List<String> values = scored.stream().map(t -> t.parameters().get(parameter)).toList();
-      List<double[]> points = new ArrayList<>();
-      Map<String, Double> positions = positions(values);
-      for (Trial trial : scored) {
-        points.add(new double[] {positions.get(trial.parameters().get(parameter)),
-            trial.objective().orElseThrow()});
+      Optional<double[]> numbers = numbers(values);
+      List<String> categories = numbers.isPresent() ? List.of()
+          : values.stream().distinct().toList();
+      double[] x = new double[scored.size()];
+      double[] y = new double[scored.size()];
+      for (int i = 0; i < scored.size(); i++) {
+        x[i] = numbers.isPresent() ? numbers.get()[i]
+            : categories.indexOf(values.get(i));
+        y[i] = scored.get(i).objective().orElseThrow();
       }
-      points.sort(Comparator.<double[]>comparingDouble(p -> p[0])
-          .thenComparingDouble(p -> p[1]));
-      double[] x = points.stream().mapToDouble(p -> p[0]).toArray();
-      double[] y = points.stream().mapToDouble(p -> p[1]).toArray();
-      panels.add(new ChartRenderer.Panel(metric + " by " + parameter + " " + range(values),
-          List.of(new ChartRenderer.Series(parameter, x, y))));
+      boolean log = numbers.map(TrialPlot::spansTenfold).orElse(false);
+      panels.add(new ChartRenderer.Panel(metric + " by " + parameter, metric,
+          List.of(new ChartRenderer.Series(parameter, x, y)), Optional.of(new ChartRenderer.Axis(
+              parameter + (log ? " (log scale)" : ""), log, categories))));
     }
     return new TrialPlot(new ChartRenderer.Chart(results.name() + ": " + metric
-        + " against each parameter", "place in the values tried (0 lowest, 1 highest; log"
-        + " scale where they span 10x)", WIDTH, PANEL_HEIGHT, panels), metric + " against "
+        + " against each parameter", "", WIDTH, PANEL_HEIGHT, panels), metric + " against "
         + String.join(", ", names) + " over " + scored.size() + " trials of " + results.name());
+  }
+
+  /** The values as numbers, when every one is a number. */
+  private static Optional<double[]> numbers(List<String> values) {
+    double[] numbers = new double[values.size()];
+    for (int i = 0; i < numbers.length; i++) {
+      try {
+        numbers[i] = Double.parseDouble(values.get(i));
+      } catch (NumberFormatException e) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(numbers);
+  }
+
+  private static boolean spansTenfold(double[] numbers) {
+    double min = java.util.Arrays.stream(numbers).min().orElse(0);
+    double max = java.util.Arrays.stream(numbers).max().orElse(0);
+    return min > 0 && max / min >= 10;
   }
 
   private static List<Trial> scored(ExperimentResults results) {
@@ -93,45 +113,6 @@ public final class TrialPlot implements Displayable {
           + " (results() shows each trial)", null);
     }
     return scored;
-  }
-
-  // Each value's place in [0, 1]: numbers by value (log where they span 10x), others in order.
-  private static Map<String, Double> positions(List<String> values) {
-    Map<String, Double> positions = new LinkedHashMap<>();
-    List<Double> numbers = new ArrayList<>();
-    for (String value : values) {
-      try {
-        numbers.add(Double.parseDouble(value));
-      } catch (NumberFormatException e) {
-        List<String> distinct = values.stream().distinct().toList();
-        for (int i = 0; i < distinct.size(); i++) {
-          positions.put(distinct.get(i), distinct.size() == 1 ? 0.5
-              : (double) i / (distinct.size() - 1));
-        }
-        return positions;
-      }
-    }
-    double min = numbers.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-    double max = numbers.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-    boolean log = min > 0 && max / min >= 10;
-    for (int i = 0; i < values.size(); i++) {
-      double v = numbers.get(i);
-      double place = max == min ? 0.5 : log ? Math.log(v / min) / Math.log(max / min)
-          : (v - min) / (max - min);
-      positions.put(values.get(i), place);
-    }
-    return positions;
-  }
-
-  private static String range(List<String> values) {
-    List<String> distinct = values.stream().distinct().toList();
-    try {
-      double min = distinct.stream().mapToDouble(Double::parseDouble).min().orElseThrow();
-      double max = distinct.stream().mapToDouble(Double::parseDouble).max().orElseThrow();
-      return "(" + TrialPlan.render(min) + " to " + TrialPlan.render(max) + ")";
-    } catch (NumberFormatException e) {
-      return "(" + String.join(", ", distinct) + ")";
-    }
   }
 
   /** What is drawn: the panels and their series. */

@@ -48,8 +48,15 @@ class LocalTrainingClientIT extends LocalClusterTestBase {
         .hasMessageContaining("did you mean kubeflow?")
         .hasMessageContaining(".namespaces(\"kubeflw\")");
     assertThat(cluster.listAll()).as("nothing created").isEmpty();
-    assertThat(pipeline.deployer(Deployers.batchJob("ok").namespace("kubeflow").on(cluster))
-        .run().waitForCompletion(Duration.ofSeconds(30)).phase()).isEqualTo(JobPhase.SUCCEEDED);
+    dev.fairing4j.core.TrainingJob ok = pipeline.deployer(Deployers.batchJob("ok")
+        .namespace("kubeflow").on(cluster)).run();
+    assertThat(ok.waitForCompletion(Duration.ofSeconds(30)).phase())
+        .isEqualTo(JobPhase.SUCCEEDED);
+    try (dev.fairing4j.core.LogStream stream = ok.logs().follow(line -> { })) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+      assertThat(stream.toString()).as("what a notebook cell shows").matches(
+          "log stream of ok \\(\\S+-0; ended\\)");
+    }
     // Once it holds a job, another value of the cluster (a restarted kernel) finds it too.
     assertThat(pipeline.deployer(Deployers.batchJob("again").namespace("kubeflow")
         .on(LocalCluster.create().stateDir(state).volumesDir(volumes))).run()

@@ -56,14 +56,19 @@ class TrialPlotTest {
     assertThat(perParameter.svg()).contains("search: accuracy against each parameter");
     List<ChartRenderer.Panel> panels = perParameter.chart().panels();
     assertThat(panels).extracting(ChartRenderer.Panel::title).containsExactly(
-        "accuracy by lr (0.001 to 0.03)", "accuracy by optimizer (sgd, adam)");
-    // 0.001 .. 0.03 spans 30x: placed on a log scale, sorted by place.
+        "accuracy by lr", "accuracy by optimizer");
+    assertThat(panels).extracting(ChartRenderer.Panel::yLabel).as("short: it fits beside the"
+        + " axis").containsOnly("accuracy");
+    // The values tried themselves, not their ranks: 0.001 .. 0.03 spans 30x, so a log axis.
     ChartRenderer.Series lr = panels.get(0).series().get(0);
-    assertThat(lr.x()).containsExactly(new double[] {0, Math.log(10) / Math.log(30), 1},
-        org.assertj.core.data.Offset.offset(1e-12));
-    assertThat(lr.y()).containsExactly(0.42, 0.77, 0.81);
-    assertThat(panels.get(1).series().get(0).x()).as("sgd once, adam twice")
+    assertThat(lr.x()).containsExactly(0.001, 0.03, 0.01);
+    assertThat(lr.y()).containsExactly(0.42, 0.81, 0.77);
+    assertThat(panels.get(0).xAxis()).hasValue(new ChartRenderer.Axis("lr (log scale)", true,
+        List.of()));
+    assertThat(panels.get(1).series().get(0).x()).as("sgd, adam, adam at their names")
         .containsExactly(0, 1, 1);
+    assertThat(panels.get(1).xAxis()).hasValue(new ChartRenderer.Axis("optimizer", false,
+        List.of("sgd", "adam")));
     assertThat(perParameter.toHtml()).startsWith("<img alt=\"plot of accuracy against lr,"
         + " optimizer over 3 trials of search\" src=\"data:image/png;base64,");
     assertThat(perParameter.mimeBundle()).containsKeys("text/plain", "image/png");

@@ -80,9 +80,14 @@ public final class XChartRenderer implements ChartRenderer {
     double xMax = niceCeiling(panels.stream().flatMap(p -> p.series().stream())
         .flatMapToDouble(s -> java.util.Arrays.stream(s.x())).max().orElse(1));
     for (int i = 0; i < panels.size(); i++) {
-      XYChart panel = panel(panels.get(i), chart, i == panels.size() - 1, replicas);
-      panel.getStyler().setXAxisMin(0.0);
-      panel.getStyler().setXAxisMax(xMax);
+      Panel drawn = panels.get(i);
+      XYChart panel = panel(drawn, chart, i == panels.size() - 1, replicas);
+      if (drawn.xAxis().isPresent()) {
+        ownAxis(panel, drawn, drawn.xAxis().get());
+      } else {
+        panel.getStyler().setXAxisMin(0.0);
+        panel.getStyler().setXAxisMax(xMax);
+      }
       // A short series (one value, or values close together) would otherwise get an axis from
       // its own points, ticks at the data (0 and 94.812) and dots on the frame's edge.
       double[] y = yRange(panels.get(i));
@@ -92,6 +97,50 @@ public final class XChartRenderer implements ChartRenderer {
           chart.width(), chart.panelHeight());
       panel.paint(area, chart.width(), chart.panelHeight());
       area.dispose();
+    }
+  }
+
+  /**
+   * A panel's own x axis: the values drawn as they are (on a log scale when asked), a margin
+   * beside the outermost points so none sits on the frame, or the names of values that are no
+   * numbers under 0, 1, 2, ...
+   */
+  private static void ownAxis(XYChart panel, Panel drawn, Axis axis) {
+    var styler = panel.getStyler();
+    panel.setXAxisTitle(axis.title());
+    double min = drawn.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.x()))
+        .min().orElse(0);
+    double max = drawn.series().stream().flatMapToDouble(s -> java.util.Arrays.stream(s.x()))
+        .max().orElse(1);
+    if (!axis.categories().isEmpty()) {
+      List<String> names = axis.categories();
+      styler.setXAxisMin(-0.5);
+      styler.setXAxisMax(names.size() - 0.5);
+      styler.setXAxisTickMarkSpacingHint(Math.max(20, panel.getWidth() / (names.size() + 2)));
+      double end = names.size() - 0.5;
+      panel.setCustomXAxisTickLabelsFormatter(x -> {
+        long index = Math.round(x);
+        if (Math.abs(x - index) < 1e-6 && index >= 0 && index < names.size()) {
+          return names.get((int) index);
+        }
+        // No label between the names. XChart (4.0.3) draws no ticks at all when the labels of
+        // the axis' two ends are the same or blank: the ends get two different invisible ones.
+        return x >= end - 1e-9 ? "\u00A0\u00A0" : "\u00A0";
+      });
+    } else if (axis.logarithmic() && min > 0) {
+      styler.setXAxisLogarithmic(true);
+      styler.setXAxisMin(min / Math.pow(max / min, 0.05));
+      styler.setXAxisMax(max * Math.pow(max / min, 0.05));
+    } else {
+      double margin = max > min ? (max - min) / 20 : Math.max(Math.abs(max) / 10, 1e-9);
+      styler.setXAxisMin(min - margin);
+      styler.setXAxisMax(max + margin);
+    }
+    // One series, named on the axis: no legend, so every panel's frame has the same width.
+    styler.setLegendVisible(false);
+    for (XYSeries series : panel.getSeriesCollection()) {
+      series.setXYSeriesRenderStyle(org.knowm.xchart.XYSeries.XYSeriesRenderStyle.Scatter);
+      series.setMarker(SeriesMarkers.CIRCLE);
     }
   }
 
@@ -129,7 +178,7 @@ public final class XChartRenderer implements ChartRenderer {
     XYChart xy = new XYChart(chart.width(), chart.panelHeight());
     xy.setTitle(panel.title());
     xy.setXAxisTitle(last ? chart.xLabel() : "");
-    xy.setYAxisTitle(panel.title());
+    xy.setYAxisTitle(panel.yLabel());
     var styler = xy.getStyler();
     styler.setChartBackgroundColor(Color.WHITE);
     styler.setPlotBackgroundColor(Color.WHITE);

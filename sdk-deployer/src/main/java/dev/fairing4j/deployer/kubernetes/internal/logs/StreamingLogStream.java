@@ -117,6 +117,13 @@ public final class StreamingLogStream implements LogStream {
     return ended.getCount() == 0;
   }
 
+  /** E.g. {@code log stream of PyTorchJob team/mnist (following)}. */
+  @Override
+  public String toString() {
+    return "log stream of " + job.resource().kind() + " " + job.namespace() + "/" + job.name()
+        + " (" + (closed.get() ? "closed" : isDone() ? "ended" : "following") + ")";
+  }
+
   @Override
   public void close() {
     if (!closed.get() && !isDone() && ended()) {

@@ -36,8 +36,12 @@ final class LogFollower implements LogStream {
   private final AutoCloseable cut = this::cut;
   private final Owner owner = Owner.current();
 
-  private LogFollower(BooleanSupplier jobEnded) {
+  // The job and its replicas, for toString.
+  private final String description;
+
+  private LogFollower(BooleanSupplier jobEnded, String description) {
     this.jobEnded = jobEnded;
+    this.description = description;
   }
 
   /**
@@ -47,7 +51,9 @@ final class LogFollower implements LogStream {
   static LogFollower start(Path jobDir, List<JobRecord.Replica> replicas,
       BiFunction<JobRecord.Replica, String, Optional<LogLine>> toLine, int tail,
       BooleanSupplier finished, BooleanSupplier jobEnded, Consumer<LogLine> consumer) {
-    LogFollower follower = new LogFollower(jobEnded);
+    LogFollower follower = new LogFollower(jobEnded, jobDir.getFileName() + " ("
+        + replicas.stream().map(JobRecord.Replica::shortName)
+            .collect(java.util.stream.Collectors.joining(", ")));
     follower.thread = new Thread(() -> follower.follow(jobDir, replicas, toLine, tail, finished,
         consumer), "fairing4j-logs-" + jobDir.getFileName());
     follower.thread.setDaemon(true);
@@ -125,6 +131,13 @@ final class LogFollower implements LogStream {
   @Override
   public boolean isDone() {
     return closed || ended.getCount() == 0;
+  }
+
+  /** E.g. {@code log stream of mnist (master-0, worker-0; following)}. */
+  @Override
+  public String toString() {
+    return "log stream of " + description + "; " + (closed ? "closed"
+        : ended.getCount() == 0 ? "ended" : "following") + ")";
   }
 
   @Override
