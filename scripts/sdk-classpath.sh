@@ -48,7 +48,7 @@ maven() {
           "[INFO] Building "*"/"*"]")
             line=$(tr -s ' ' <<<"${line#\[INFO\] Building }")
             echo "$who: building $line ($((SECONDS - began)) s)" >&2 ;;
-          "Downloaded from "*)
+          *"Downloaded from "*)
             downloads=$((downloads + 1))
             if ((downloads % 50 == 0)); then
               echo "$who: $downloads files downloaded from Maven Central" \
@@ -66,9 +66,9 @@ maven() {
 }
 
 if $rebuild || ! built || { ! $if_missing && changed; }; then
-  echo "$who: building the SDK (mvn install, tests skipped; scripts/test.sh runs them): about"\
-    "4 minutes the first time on 2 cores, most of it downloading from Maven Central; seconds"\
-    "after that" >&2
+  echo "$who: building the SDK (mvn install, tests skipped; scripts/test.sh runs them): a minute"\
+    "or two the first time, most of it fetching ~630 files from Maven Central; seconds after"\
+    "that" >&2
   # The -sources.jar files it installs are the documentation jshell.sh shows; javadoc is skipped.
   maven -DskipTests -Dmaven.javadoc.skip=true install
   maven -pl sdk-examples dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \

@@ -10,10 +10,8 @@ import dev.fairing4j.core.testing.Tools;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -603,34 +601,12 @@ class ModelServerProtocolIT {
 
   @Test
   void itListensWhereItIsToldAndOnLoopbackOutsideAContainer() throws Exception {
-    InetAddress outside = nonLoopbackAddress();
+    InetAddress outside = Tools.nonLoopbackAddress();
     Server loopback = start("linear.py", LINEAR, Map.of());
-    assertThat(connects(outside, loopback.port())).as("loopback only").isFalse();
+    assertThat(Tools.connects(outside, loopback.port())).as("loopback only").isFalse();
     assertThat(loopback.logText()).contains("on 127.0.0.1:" + loopback.port());
 
     Server exposed = start("linear.py", LINEAR, Map.of("FAIRING4J_SERVER_HOST", "0.0.0.0"));
-    assertThat(connects(outside, exposed.port())).as("every interface").isTrue();
-  }
-
-  private static InetAddress nonLoopbackAddress() throws IOException {
-    for (NetworkInterface each : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-      if (each.isUp() && !each.isLoopback()) {
-        for (InetAddress address : Collections.list(each.getInetAddresses())) {
-          if (address instanceof Inet4Address) {
-            return address;
-          }
-        }
-      }
-    }
-    throw new AssertionError("this machine has no non-loopback IPv4 address to check from");
-  }
-
-  private static boolean connects(InetAddress address, int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(address, port), 2_000);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
+    assertThat(Tools.connects(outside, exposed.port())).as("every interface").isTrue();
   }
 }

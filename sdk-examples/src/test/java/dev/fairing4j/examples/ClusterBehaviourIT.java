@@ -299,6 +299,49 @@ class ClusterBehaviourIT {
     }
   }
 
+  /**
+   * A PyTorchJob of Workers only, as upstream's elastic examples write it, on the real operator:
+   * torchrun forms one world of both Workers through its rendezvous on Worker 0, its first
+   * attempt fails on purpose and torchrun restarts the workers within the elastic policy's
+   * {@code maxRestarts}, and the job succeeds when both Workers have.
+   */
+  @Test
+  void aJobOfWorkersOnlyFormsOneWorldThroughTorchrunAndRestartsWithinMaxRestarts()
+      throws IOException {
+    Path script = Files.writeString(scripts.resolve("elastic_world.py"), """
+        import os, sys
+        import torch, torch.distributed as dist
+        if os.environ["TORCHELASTIC_RESTART_COUNT"] == "0":
+            sys.exit("first attempt fails on purpose")
+        dist.init_process_group("gloo")
+        t = torch.tensor([1.0])
+        dist.all_reduce(t)
+        print(f"rank={dist.get_rank()} world={dist.get_world_size()} sum={t.item():.0f}",
+              flush=True)
+        dist.destroy_process_group()
+        """);
+    TrainingJob job = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(script).torchrun())
+        .builder(Builders.jib(kit.base().reference())
+            .pushTo(ClusterKit.repository("behaviour")))
+        .deployer(Deployers.pyTorchJob("workers-only").withoutMaster().workers(2)
+            .elastic(2, 2, 1).restartPolicy(RestartPolicy.NEVER).namespace(namespace)
+            .replaceExisting().on(kit.cluster()))
+        .progress(ProgressListener.NONE).run();
+    try {
+      assertThat(job.waitForCompletion(Duration.ofMinutes(4)).phase())
+          .isEqualTo(JobPhase.SUCCEEDED);
+      List<String> lines = job.logs().snapshot().stream()
+          .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+      assertThat(lines).contains("[worker-0] rank=0 world=2 sum=2",
+          "[worker-1] rank=1 world=2 sum=2");
+      assertThat(job.status().pods()).extracting(p -> p.name())
+          .containsExactlyInAnyOrder("workers-only-worker-0", "workers-only-worker-1");
+    } finally {
+      job.delete();
+    }
+  }
+
   @Test
   void deletingAJobTakesItsPodsAndServicesWithIt() throws IOException {
     String name = "cascade";

@@ -13,17 +13,11 @@ import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.local.LocalCluster;
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -83,8 +77,8 @@ class ServingLocalIT {
           .isEqualTo(Map.of("who-predictor-0", 4, "who-predictor-1", 4));
 
       int port = URI.create(endpoint.url()).getPort();
-      assertThat(connects(InetAddress.getLoopbackAddress(), port)).isTrue();
-      assertThat(connects(nonLoopbackAddress(), port))
+      assertThat(Tools.connects(InetAddress.getLoopbackAddress(), port)).isTrue();
+      assertThat(Tools.connects(Tools.nonLoopbackAddress(), port))
           .as("a model served on this machine is not reachable from the network").isFalse();
     } finally {
       endpoint.delete();
@@ -97,7 +91,7 @@ class ServingLocalIT {
     Endpoint endpoint = serve("who-exposed", predictor, 1, cluster().exposeEndpoints());
     try {
       endpoint.waitUntilReady(Duration.ofMinutes(2));
-      assertThat(connects(nonLoopbackAddress(), URI.create(endpoint.url()).getPort())).isTrue();
+      assertThat(Tools.connects(Tools.nonLoopbackAddress(), URI.create(endpoint.url()).getPort())).isTrue();
     } finally {
       endpoint.delete();
     }
@@ -183,27 +177,5 @@ class ServingLocalIT {
         });
     assertThat(dev.fairing4j.deployer.TrainingClient.connect(cluster()).endpoints().endpoints())
         .as("nothing started").isEmpty();
-  }
-
-  private static InetAddress nonLoopbackAddress() throws IOException {
-    List<InetAddress> found = new ArrayList<>();
-    for (NetworkInterface each : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-      if (each.isUp() && !each.isLoopback()) {
-        Collections.list(each.getInetAddresses()).stream()
-            .filter(a -> a instanceof Inet4Address).forEach(found::add);
-      }
-    }
-    assertThat(found).as("a non-loopback IPv4 address of this machine to check from")
-        .isNotEmpty();
-    return found.get(0);
-  }
-
-  private static boolean connects(InetAddress address, int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(address, port), 2_000);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -84,6 +84,41 @@ public final class Tools {
   }
 
   /**
+   * An IPv4 address of this machine other than loopback, to check that a server is, or is not,
+   * reachable from the network.
+   *
+   * @throws AssertionFailedError when the machine has none
+   */
+  public static java.net.InetAddress nonLoopbackAddress() {
+    try {
+      for (java.net.NetworkInterface each : java.util.Collections.list(
+          java.net.NetworkInterface.getNetworkInterfaces())) {
+        if (each.isUp() && !each.isLoopback()) {
+          for (java.net.InetAddress address : java.util.Collections.list(
+              each.getInetAddresses())) {
+            if (address instanceof java.net.Inet4Address) {
+              return address;
+            }
+          }
+        }
+      }
+    } catch (java.net.SocketException e) {
+      throw new AssertionFailedError("cannot list this machine's network interfaces: " + e);
+    }
+    throw new AssertionFailedError("this machine has no non-loopback IPv4 address to check from");
+  }
+
+  /** Whether a TCP connection to {@code address}:{@code port} opens within 2 s. */
+  public static boolean connects(java.net.InetAddress address, int port) {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(address, port), 2_000);
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
+  /**
    * Returns a Python interpreter that can {@code import torch}. {@code /usr/bin/python3} comes
    * first because the first {@code python3} on PATH may be a pyenv or venv interpreter without the
    * Debian torch packages.

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 
 /**
  * Renders an experiment as Katib v0.19's {@code Experiment} ({@code kubeflow.org/v1beta1}): the
- * search space, objective, algorithm and counts, the metrics collector with its filters, and a trial
- * template that is the job the pipeline renders for one trial, with
+ * search space, objective, algorithm and counts, the metrics collector with its filters, and a
+ * trial template that is the job the pipeline renders for one trial, with
  * {@code ${trialParameters.<name>}} where the parameter values go and
  * {@code ${trialParameters.trialName}} (Katib's {@code ${trialSpec.Name}}) where the job's name
  * goes. Checks what Katib's admission webhook checks, so a refusal comes before any network call.

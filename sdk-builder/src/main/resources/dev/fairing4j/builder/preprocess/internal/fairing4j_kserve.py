@@ -35,18 +35,24 @@ trace_logger = _logging.getLogger("kserve.trace")
 
 # -- errors -------------------------------------------------------------------------------------
 
-class InvalidInput(ValueError):
+class _Reasoned:
+    """KServe's errors print their reason."""
+
+    reason = ""
+
+    def __str__(self):
+        return self.reason
+
+
+class InvalidInput(_Reasoned, ValueError):
     """A bad request: answered 400."""
 
     def __init__(self, reason):
         super().__init__(reason)
         self.reason = reason
 
-    def __str__(self):
-        return self.reason
 
-
-class InferenceError(RuntimeError):
+class InferenceError(_Reasoned, RuntimeError):
     """An error while inferring: answered 500."""
 
     def __init__(self, reason, status=None, debug_details=None):
@@ -55,46 +61,31 @@ class InferenceError(RuntimeError):
         self.status = status
         self.debug_details = debug_details
 
-    def __str__(self):
-        return self.reason
 
-
-class ModelNotFound(Exception):
+class ModelNotFound(_Reasoned, Exception):
     def __init__(self, model_name=None):
         super().__init__(model_name)
         self.reason = "Model with name %s does not exist." % model_name
 
-    def __str__(self):
-        return self.reason
 
-
-class ModelNotReady(RuntimeError):
+class ModelNotReady(_Reasoned, RuntimeError):
     def __init__(self, model_name, detail=None):
         super().__init__(model_name)
-        self.reason = "Model with name %s is not ready." % model_name
-        if detail:
-            self.reason += " " + detail
-
-    def __str__(self):
-        return self.reason
+        self.reason = "Model with name %s is not ready." % model_name + (
+            " " + detail if detail else "")
 
 
-class ModelMissingError(Exception):
+class ModelMissingError(_Reasoned, Exception):
     def __init__(self, path):
         super().__init__(path)
         self.path = path
-
-    def __str__(self):
-        return self.path
+        self.reason = path
 
 
-class UnsupportedProtocol(Exception):
+class UnsupportedProtocol(_Reasoned, Exception):
     def __init__(self, protocol_version=None):
         super().__init__(protocol_version)
         self.reason = "Unsupported protocol %s." % protocol_version
-
-    def __str__(self):
-        return self.reason
 
 
 class ServerNotReady(RuntimeError):
