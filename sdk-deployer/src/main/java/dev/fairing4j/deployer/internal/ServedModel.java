@@ -17,6 +17,11 @@ public final class ServedModel {
   public static final String ROLE_LABEL = "fairing4j.dev/role";
   /** The value of {@link #ROLE_LABEL}. */
   public static final String ROLE = "predictor";
+  /**
+   * fairing4j's model server's file, as {@code Preprocessors.predictor(..)} puts it in the
+   * context; it imports the file after {@code --predictor}.
+   */
+  public static final String SERVER_FILE = "fairing4j_model_server.py";
   private static final String PREFIX = "/v1/models/";
 
   private ServedModel() {}

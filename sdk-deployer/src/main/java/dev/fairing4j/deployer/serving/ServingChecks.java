@@ -3,6 +3,7 @@ package dev.fairing4j.deployer.serving;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.JobOptions;
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.util.List;
 import java.util.Optional;
 
@@ -14,9 +15,6 @@ import java.util.Optional;
  * limits, arguments for fairing4j's server).
  */
 final class ServingChecks {
-  /** The model server's file, as {@code Preprocessors.predictor(..)} puts it in the context. */
-  static final String SERVER = "fairing4j_model_server.py";
-
   private static final java.util.regex.Pattern NAME =
       java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9._-]*[a-z0-9])?");
 
@@ -39,8 +37,9 @@ final class ServingChecks {
 
   /** Whether {@code context} runs fairing4j's model server. */
   static boolean runsModelServer(BuildContext context) {
-    return context.command().stream().anyMatch(part -> part.endsWith("/" + SERVER)
-        || part.equals(SERVER));
+    String server = ServedModel.SERVER_FILE;
+    return context.command().stream()
+        .anyMatch(part -> part.endsWith("/" + server) || part.equals(server));
   }
 
   /** The name the context's model server answers to; empty for another server. */

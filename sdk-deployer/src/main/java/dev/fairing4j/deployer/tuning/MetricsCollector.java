@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * How a trial's metrics are collected, as Katib's {@code metricsCollectorSpec} says it: the
@@ -257,20 +258,12 @@ public final class MetricsCollector {
   public List<Double> values(String metric, List<String> lines) {
     List<Double> values = new ArrayList<>();
     for (String line : lines) {
-      if (!line.contains(metric)) {
-        continue;
-      }
-      for (Pattern filter : compiled) {
-        Matcher found = filter.matcher(line);
-        while (found.find()) {
-          if (found.groupCount() < 2 || found.group(1) == null || found.group(2) == null) {
-            continue;
-          }
-          String value = found.group(2).trim();
-          if (found.group(1).trim().equals(metric) && DECIMAL.matcher(value).matches()) {
+      if (line.contains(metric)) {
+        matches(line, (name, value) -> {
+          if (name.equals(metric)) {
             values.add(Double.parseDouble(value));
           }
-        }
+        });
       }
     }
     return values;
@@ -279,16 +272,27 @@ public final class MetricsCollector {
   /** The metric names the filters find with a number on {@code line}, whatever the objective. */
   List<String> names(String line) {
     List<String> names = new ArrayList<>();
+    matches(line, (name, value) -> names.add(name));
+    return names;
+  }
+
+  /**
+   * Every match of every filter on {@code line} whose value is a decimal number, as its trimmed
+   * name and value, in order.
+   */
+  private void matches(String line, BiConsumer<String, String> each) {
     for (Pattern filter : compiled) {
       Matcher found = filter.matcher(line);
       while (found.find()) {
-        if (found.groupCount() >= 2 && found.group(1) != null && found.group(2) != null
-            && DECIMAL.matcher(found.group(2).trim()).matches()) {
-          names.add(found.group(1).trim());
+        if (found.groupCount() < 2 || found.group(1) == null || found.group(2) == null) {
+          continue;
+        }
+        String value = found.group(2).trim();
+        if (DECIMAL.matcher(value).matches()) {
+          each.accept(found.group(1).trim(), value);
         }
       }
     }
-    return names;
   }
 
   /** Katib's {@code metricsCollectorSpec} for this collector. */

@@ -10,9 +10,10 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * What a search optimizes: a metric the trials log ({@code accuracy=0.91}, read as
- * {@code job.metrics()} reads it), whether higher or lower is better, which of a trial's values
- * counts, and optionally a goal that ends the search once a trial reaches it.
+ * What a search optimizes: a metric the trials log ({@code accuracy=0.91}; an experiment reads
+ * it through its {@link MetricsCollector}, as Katib does), whether higher or lower is better,
+ * which of a trial's values counts, and optionally a goal that ends the search once a trial
+ * reaches it.
  *
  * @param metric the metric's name, as the script prints it
  * @param direction maximize or minimize
@@ -74,16 +75,21 @@ public record Objective(String metric, Direction direction, MetricStrategy strat
   }
 
   /**
-   * A trial's value: the metric as the lead replica logged it (the first replica, lead first,
-   * that logged it at all), by this objective's strategy; empty when no replica logged it.
+   * A job's value of this objective from {@code metrics} (what {@code job.metrics()} parses): the
+   * metric as the lead replica logged it (the first replica, lead first, that logged it at all),
+   * by this objective's strategy; empty when no replica logged it. For jobs of your own; an
+   * experiment reads its trials through its {@link MetricsCollector}'s filters instead, with
+   * Katib's rules, which may find other values (Katib's default filter reads the {@code loss=}
+   * of {@code test loss=0.4} as {@code loss}).
    */
   public Optional<Double> valueOf(JobMetrics metrics) {
     return strategy.of(seriesOf(metrics));
   }
 
   /**
-   * The metric's values as the lead replica logged them (the first replica, lead first, that
-   * logged it at all); empty when no replica logged it.
+   * The metric's values in {@code metrics} as the lead replica logged them (the first replica,
+   * lead first, that logged it at all); empty when no replica logged it. As {@link #valueOf},
+   * what {@code job.metrics()} parsed, not what an experiment's collector reads.
    */
   public List<MetricPoint> seriesOf(JobMetrics metrics) {
     for (String replica : metrics.replicas()) {

@@ -49,6 +49,8 @@ public final class LocalTrainingJob implements TrainingJob {
   private final String namespace;
   private final boolean killOnTimeout;
   private final ProgressListener progress;
+  // "local" or "podman", read once from the record by toString().
+  private volatile String cluster;
   // The runtime this handle was made under: its log followers are that runtime's.
   private final Owner owner = Owner.current();
 
@@ -73,9 +75,6 @@ public final class LocalTrainingJob implements TrainingJob {
     this.killOnTimeout = killOnTimeout;
     this.progress = progress;
   }
-
-  // "local" or "podman", read once from the record by toString().
-  private volatile String cluster;
 
   @Override
   public String name() {

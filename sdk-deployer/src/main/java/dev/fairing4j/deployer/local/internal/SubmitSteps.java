@@ -120,7 +120,6 @@ final class SubmitSteps {
     }
   }
 
-  /** Stops what a failed submit started, before its files go. */
   /**
    * Where a serving replica's model server listens: loopback unless the cluster exposes its
    * endpoints. The variable is fairing4j's model server's; another server ignores it.
@@ -132,6 +131,7 @@ final class SubmitSteps {
     }
   }
 
+  /** Stops what a failed submit started, before its files go. */
   static void stopLive(Path jobDir) {
     LiveJobs.get(jobDir).ifPresent(JobSupervisor::delete);
     LiveJobs.remove(jobDir);

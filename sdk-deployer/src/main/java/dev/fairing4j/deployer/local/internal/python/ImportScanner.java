@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local.internal.python;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.deployer.internal.ServedModel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,8 +28,6 @@ public final class ImportScanner {
       Pattern.MULTILINE);
   private static final Set<String> PYTHON_OPTIONS_WITH_VALUE = Set.of("-W", "-X",
       "--check-hash-based-pycs");
-  /** fairing4j's model server: it imports the file after {@code --predictor}. */
-  static final String MODEL_SERVER = "fairing4j_model_server.py";
   /**
    * The {@code kserve} modules fairing4j's model server stands in for where the image has no
    * {@code kserve} package ({@code _PROVIDED} in {@code fairing4j_kserve.py}); a predictor that
@@ -125,7 +124,7 @@ public final class ImportScanner {
       pending.add(path);
       String dir = path.substring(0, path.lastIndexOf('/'));
       root = dir.isEmpty() ? "/" : dir;
-      modelServer = baseName(path).equals(MODEL_SERVER);
+      modelServer = baseName(path).equals(ServedModel.SERVER_FILE);
       int predictor = argv.indexOf("--predictor");
       if (modelServer && predictor >= 0 && predictor + 1 < argv.size()) {
         // The server imports the predictor by path, with the predictor's directory first on
