@@ -77,18 +77,28 @@ elif [[ -z ${MAVEN_GPG_KEY:-} ]]; then
 fi
 
 # The tree as git sees it (tracked files and new ones it does not ignore), never build outputs.
-step "copying the tree at $(git -C "$root" rev-parse --short HEAD) into $out/source"
+# Outside a git checkout (an unpacked source archive): every file but build outputs.
 rm -rf "$out/source" "$out/repository" "$out/apidocs" "$out/central-bundle.zip"
 mkdir -p "$out/source"
-(cd "$root" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
-  [[ -e $f ]] && printf '%s\0' "$f"; done | tar --null -T - -cf -) | tar -C "$out/source" -xf -
-if [[ -n $(git -C "$root" status --porcelain) ]]; then
-  echo "release: warning: the tree has uncommitted changes; they are in this build, and no tag" \
-    "can name it" >&2
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  commit=$(git -C "$root" rev-parse --short HEAD)
+  step "copying the tree at $commit into $out/source"
+  (cd "$root" && git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do
+    [[ -e $f ]] && printf '%s\0' "$f"; done | tar --null -T - -cf -) | tar -C "$out/source" -xf -
+  if [[ -n $(git -C "$root" status --porcelain) ]]; then
+    echo "release: warning: the tree has uncommitted changes; they are in this build, and no tag" \
+      "can name it" >&2
+  fi
+  # The released commit's time, so that two builds of it give the same bytes.
+  stamp=$(TZ=UTC git -C "$root" log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)
+else
+  commit=COMMIT
+  step "not a git checkout: copying every file but build outputs into $out/source"
+  (cd "$root" && tar --exclude=./target --exclude='./sdk-*/target' --exclude=./.git -cf - .) \
+    | tar -C "$out/source" -xf -
+  stamp=$(sed -n 's|.*<project.build.outputTimestamp>\([^<]*\)<.*|\1|p' "$root/pom.xml")
 fi
 
-# The released commit's time, so that two builds of it give the same bytes.
-stamp=$(TZ=UTC git -C "$root" log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd)
 step "version $current -> $version, timestamp $stamp"
 for pom in "$out/source/pom.xml" "$out/source/bom.xml" "$out"/source/sdk-*/pom.xml; do
   sed -i -e "s|<version>$current</version>|<version>$version</version>|" \
@@ -154,4 +164,4 @@ echo "release:   repository/         $(find "$out/repository" -type f ! -name 'm
 echo "release:   central-bundle.zip  $(du -k "$out/central-bundle.zip" | cut -f1) KiB"
 echo "release:   apidocs/index.html"
 echo "release: to publish: upload central-bundle.zip at https://central.sonatype.com/publishing;" \
-  "then: git tag -s v$version $(git -C "$root" rev-parse --short HEAD) && git push origin v$version"
+  "then: git tag -s v$version $commit && git push origin v$version"
