@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes a release of fairing4j from this tree, without touching it: sdk-core, sdk-builder,
-# sdk-deployer, the BOM (fairing4j-bom) and their parent, each with its sources and javadoc jars,
-# its CycloneDX SBOM, its .buildinfo, MD5/SHA-1 checksums and a PGP signature on every file.
+# sdk-deployer (flattened POMs: no parent) and the BOM (fairing4j-bom), each jar module with its
+# sources and javadoc jars, its CycloneDX SBOM and its .buildinfo; MD5/SHA-1 checksums and a PGP
+# signature on every file.
 #
 #   scripts/release.sh VERSION [--out DIR] [--throwaway-key] [--check-reproducible]
 #
@@ -16,7 +17,7 @@
 # key has one. --throwaway-key makes a key for this run only (tests, rehearsals): Central accepts
 # a bundle only when the key's public half is on a key server, so never upload such a bundle.
 # --check-reproducible builds the release a second time from the same source and compares every
-# file with the first (maven-artifact-plugin's artifact:compare); it fails on one different byte.
+# file with the first, byte by byte; it fails on one different byte.
 #
 # It needs no network beyond Maven Central (plugins), runs no tests (CI does: scripts/test.sh) and
 # installs nothing into ~/.m2. Uploading is left to the person releasing: sign in to
@@ -119,7 +120,8 @@ step "building and signing (mvn -Prelease deploy to $out/repository)"
 
 # The test fixtures jar is for this build's own tests: its dependencies are test-scoped and would
 # not come with it. Central needs nothing of it.
-find "$out/repository" -name 'sdk-core-*-tests.jar*' -delete
+drop_fixtures() { find "$1" -name 'sdk-core-*-tests.jar*' -delete; }
+drop_fixtures "$out/repository"
 
 step "aggregated javadoc into $out/apidocs"
 mvn -B -ntp -q -f "$out/source/pom.xml" -pl '!sdk-examples,!bom.xml' javadoc:aggregate \
@@ -137,7 +139,7 @@ if [[ $reproducible -eq 1 ]]; then
   step "building again from the same source and comparing every file"
   rm -rf "$out/rebuild"
   "${build[@]}" clean deploy -Dgpg.skip=true -DaltDeploymentRepository="rebuild::file://$out/rebuild"
-  find "$out/rebuild" -name 'sdk-core-*-tests.jar*' -delete
+  drop_fixtures "$out/rebuild"
   differ=0 same=0
   while IFS= read -r f; do
     if cmp -s "$out/repository/$f" "$out/rebuild/$f"; then

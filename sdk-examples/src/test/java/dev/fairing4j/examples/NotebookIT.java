@@ -11,10 +11,11 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -84,7 +85,7 @@ class NotebookIT {
         .isRegularFile();
     Path kernelDir = dir.resolve("kernel");
     Path jupyter = dir.resolve("jupyter");
-    Run script = run(List.of("bash", SCRIPT.toString(), "--kernel-dir", kernelDir.toString(),
+    Commands.Result script = run(List.of("bash", SCRIPT.toString(), "--kernel-dir", kernelDir.toString(),
         "--jupyter-dir", jupyter.toString(), "--jar", jar.toString()), Path.of("."), jupyter,
         60);
     assertThat(script.status()).as(script.output()).isZero();
@@ -133,7 +134,7 @@ class NotebookIT {
     Path output = work.resolve("executed.ipynb");
 
     long started = System.nanoTime();
-    Run nb = run(List.of(nbconvert.toString(), "--to", "notebook", "--execute",
+    Commands.Result nb = run(List.of(nbconvert.toString(), "--to", "notebook", "--execute",
         "--ExecutePreprocessor.timeout=600", "--output", output.toString(), input.toString()),
         work, jupyter, 900);
     System.out.printf("NotebookIT: %s ran in the rapaio kernel in %.1f s%n",
@@ -302,22 +303,10 @@ class NotebookIT {
     return text.toString();
   }
 
-  private record Run(int status, String output) {}
-
-  private Run run(List<String> command, Path workDir, Path jupyter, int seconds)
+  private Commands.Result run(List<String> command, Path workDir, Path jupyter, int seconds)
       throws Exception {
-    Path log = Files.createTempFile(dir, "run", ".log");
-    ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("JUPYTER_PATH", jupyter.toString());
-    builder.environment().put("JUPYTER_RUNTIME_DIR", dir.resolve("runtime").toString());
-    Process process = builder.start();
-    if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly().waitFor();
-      throw new AssertionError(command.get(0) + " did not finish in " + seconds + " s:\n"
-          + Files.readString(log));
-    }
-    return new Run(process.exitValue(), Files.readString(log));
+    return Commands.run(command, workDir, Map.of("JUPYTER_PATH", jupyter.toString(),
+        "JUPYTER_RUNTIME_DIR", dir.resolve("runtime").toString()), Duration.ofSeconds(seconds),
+        dir);
   }
 }

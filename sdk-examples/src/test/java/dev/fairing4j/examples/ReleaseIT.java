@@ -15,7 +15,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
@@ -56,10 +55,10 @@ class ReleaseIT {
 
   @BeforeAll
   void release() throws Exception {
-    Run run = run(ROOT, Duration.ofMinutes(15), List.of("bash", "scripts/release.sh", VERSION,
+    Commands.Result run = run(ROOT, Duration.ofMinutes(15), List.of("bash", "scripts/release.sh", VERSION,
         "--out", OUT.toString(), "--throwaway-key", "--check-reproducible"), Map.of());
     releaseLog = run.output();
-    assertThat(run.exit()).as("scripts/release.sh:%n%s", tail(releaseLog)).isZero();
+    assertThat(run.status()).as("scripts/release.sh:%n%s", tail(releaseLog)).isZero();
   }
 
   @Test
@@ -116,13 +115,13 @@ class ReleaseIT {
     Path keyring = Files.createTempDirectory(OUT, "gnupg");
     Map<String, String> env = Map.of("GNUPGHOME", keyring.toString());
     assertThat(run(OUT, Duration.ofSeconds(30), List.of("gpg", "--batch", "--import",
-        OUT.resolve("throwaway-key.asc").toString()), env).exit()).isZero();
+        OUT.resolve("throwaway-key.asc").toString()), env).status()).isZero();
     try (Stream<Path> signatures = Files.list(signed)) {
       for (Path asc : signatures.filter(p -> p.toString().endsWith(".asc")).toList()) {
         Path data = Path.of(asc.toString().replaceFirst("\\.asc$", ""));
-        Run verify = run(OUT, Duration.ofSeconds(30), List.of("gpg", "--batch", "--verify",
+        Commands.Result verify = run(OUT, Duration.ofSeconds(30), List.of("gpg", "--batch", "--verify",
             asc.toString(), data.toString()), env);
-        assertThat(verify.exit()).as("gpg --verify %s:%n%s", asc.getFileName(), verify.output())
+        assertThat(verify.status()).as("gpg --verify %s:%n%s", asc.getFileName(), verify.output())
             .isZero();
       }
     }
@@ -132,7 +131,7 @@ class ReleaseIT {
     bytes[bytes.length / 2] ^= 1;
     Files.write(jar, bytes);
     assertThat(run(OUT, Duration.ofSeconds(30), List.of("gpg", "--batch", "--verify",
-        jar + ".asc", jar.toString()), env).exit()).isNotZero();
+        jar + ".asc", jar.toString()), env).status()).isNotZero();
   }
 
   /** What Central's validation asks of a POM: coordinates without placeholders, and metadata. */
@@ -253,10 +252,10 @@ class ReleaseIT {
         }
         """);
     Path classpath = project.resolve("classpath.txt");
-    Run build = run(project, Duration.ofMinutes(5), List.of("mvn", "-B", "-ntp", "-s",
+    Commands.Result build = run(project, Duration.ofMinutes(5), List.of("mvn", "-B", "-ntp", "-s",
         "settings.xml", "compile", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
             + ":build-classpath", "-Dmdep.outputFile=" + classpath), Map.of());
-    assertThat(build.exit()).as("mvn compile in the consumer project:%n%s", tail(build.output()))
+    assertThat(build.status()).as("mvn compile in the consumer project:%n%s", tail(build.output()))
         .isZero();
 
     // Every fairing4j file came from the release's repository, and none is a SNAPSHOT.
@@ -274,10 +273,10 @@ class ReleaseIT {
     assertThat(cp).contains("sdk-deployer-" + VERSION + ".jar").doesNotContain("SNAPSHOT")
         .doesNotContain(ROOT.resolve("sdk-deployer/target").toString());
 
-    Run main = run(project, Duration.ofMinutes(5), List.of("java", "-cp",
+    Commands.Result main = run(project, Duration.ofMinutes(5), List.of("java", "-cp",
         project.resolve("target/classes") + ":" + cp, "example.Main"), Map.of());
     System.out.println("consumer main:\n" + main.output());
-    assertThat(main.exit()).as("java example.Main:%n%s", tail(main.output())).isZero();
+    assertThat(main.status()).as("java example.Main:%n%s", tail(main.output())).isZero();
     assertThat(main.output()).contains("[master-0] rank 0 of 2: sum=3")
         .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("Succeeded");
   }
@@ -322,29 +321,8 @@ class ReleaseIT {
         .collect(Collectors.joining("\n"));
   }
 
-  record Run(int exit, String output) {}
-
-  static Run run(Path dir, Duration limit, List<String> command, Map<String, String> env)
-      throws IOException, InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
-        .redirectErrorStream(true);
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    Path log = Files.createTempFile("release-it", ".log");
-    Thread copier = new Thread(() -> {
-      try (InputStream in = process.getInputStream()) {
-        Files.copy(in, log, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      } catch (IOException e) {
-        // The process's output ends with it; what was read is kept.
-      }
-    });
-    copier.start();
-    if (!process.waitFor(limit.toSeconds(), TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-    }
-    copier.join(10_000);
-    String output = Files.readString(log);
-    Files.deleteIfExists(log);
-    return new Run(process.isAlive() ? -1 : process.exitValue(), output);
+  private static Commands.Result run(Path dir, Duration limit, List<String> command,
+      Map<String, String> env) throws IOException, InterruptedException {
+    return Commands.run(command, dir, env, limit, Files.createDirectories(OUT));
   }
 }
