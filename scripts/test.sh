@@ -17,7 +17,7 @@
 #                                 Trainer v2 controllers (.ci/run's second phase):
 #                                 KUBECONFIG=$(OPERATOR=0 ../shared/k8s/cluster/up.sh | tail -1);
 #                                 ../shared/k8s/trainer-v2/up.sh
-# Other tagged suites (gpu, docker, tensorflow, papermill) need what these machines lack: README.
+# Other tagged suites (gpu, docker, tensorflow, papermill) need what these machines lack: docs/testing.md.
 # Extra arguments go to Maven.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +33,7 @@ if [[ -n "${FAIRING4J_K8S:-}" ]]; then
   echo "test: Kubernetes binaries for the real-API tests from FAIRING4J_K8S=$FAIRING4J_K8S"
 else
   echo "test: FAIRING4J_K8S is unset and ../shared/k8s does not exist: the real-API tests will" \
-    "fail and say how to get the binaries (README, Tests)"
+    "fail and say how to get the binaries (docs/testing.md)"
 fi
 
 if [[ "${FAIRING4J_SUITE:-}" == trainer-v2 ]]; then
@@ -70,6 +70,6 @@ fi
 status=0
 # Quiet download progress; keep test output.
 mvn -B -ntp verify -DexcludedTestTags="$excluded" "$@" || status=$?
-echo "test: not run: $not_run (README, Tests: mvn verify -Popt-in -DincludedTestTags=TAG)"
+echo "test: not run: $not_run (docs/testing.md: mvn verify -Popt-in -DincludedTestTags=TAG)"
 echo "test: mvn verify exit $status after $((SECONDS - started)) s"
 exit $status

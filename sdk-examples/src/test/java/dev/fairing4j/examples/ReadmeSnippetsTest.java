@@ -10,8 +10,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.JavaCompiler;
@@ -22,10 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's Java snippets are what a user copies first, so each one is compiled against the
- * SDK as it is now: a renamed or removed method fails here rather than in a user's notebook.
- * Compiled, not run: the snippets build, push and submit to clusters that do not exist here; the
- * examples, the notebook and the JShell script are run by their own ITs.
+ * The Java snippets of README.md and of every guide in docs/ are what a user copies first, so each
+ * one is compiled against the SDK as it is now: a renamed or removed method fails here rather
+ * than in a user's notebook. The README's local example is also run, from the released jars, in
+ * JShell (ReleaseIT); the examples, the notebooks and the JShell scripts run in their own ITs.
  */
 class ReadmeSnippetsTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
@@ -52,15 +55,34 @@ class ReadmeSnippetsTest {
   Path classes;
 
   @Test
-  void everyJavaSnippetInTheReadmeCompilesAgainstTheSdk() throws IOException {
-    List<String> snippets = snippets(Files.readString(Path.of("..", "README.md"),
-        StandardCharsets.UTF_8));
-    assertThat(snippets).as("java blocks in the README").hasSizeGreaterThanOrEqualTo(4);
-
-    for (int i = 0; i < snippets.size(); i++) {
-      assertThat(errors(i, snippets.get(i))).as("README java block %d:%n%s", i + 1,
-          snippets.get(i)).isEmpty();
+  void everyJavaSnippetInTheReadmeAndTheGuidesCompilesAgainstTheSdk() throws IOException {
+    Map<String, List<String>> documents = documents();
+    assertThat(documents.get("README.md")).as("java blocks in the README")
+        .hasSizeGreaterThanOrEqualTo(2);
+    assertThat(documents.values().stream().mapToInt(List::size).sum())
+        .as("java blocks in README.md and docs/").isGreaterThanOrEqualTo(12);
+    int index = 0;
+    for (Map.Entry<String, List<String>> document : documents.entrySet()) {
+      List<String> snippets = document.getValue();
+      for (int i = 0; i < snippets.size(); i++) {
+        assertThat(errors(index++, snippets.get(i))).as("%s, java block %d:%n%s",
+            document.getKey(), i + 1, snippets.get(i)).isEmpty();
+      }
     }
+  }
+
+  /** The java blocks of README.md and of each docs/*.md, by the file's path. */
+  static Map<String, List<String>> documents() throws IOException {
+    Map<String, List<String>> documents = new TreeMap<>();
+    documents.put("README.md", snippets(Files.readString(Path.of("..", "README.md"),
+        StandardCharsets.UTF_8)));
+    try (Stream<Path> guides = Files.list(Path.of("..", "docs"))) {
+      for (Path guide : guides.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+        documents.put("docs/" + guide.getFileName(), snippets(Files.readString(guide,
+            StandardCharsets.UTF_8)));
+      }
+    }
+    return documents;
   }
 
   /**
@@ -71,13 +93,15 @@ class ReadmeSnippetsTest {
    */
   @Test
   void everyJavaSnippetPastesIntoJShellLineByLine() throws IOException {
-    List<String> snippets = snippets(Files.readString(Path.of("..", "README.md"),
-        StandardCharsets.UTF_8));
     try (jdk.jshell.JShell shell = jdk.jshell.JShell.create()) {
       jdk.jshell.SourceCodeAnalysis analysis = shell.sourceCodeAnalysis();
-      for (int i = 0; i < snippets.size(); i++) {
-        assertThat(pasted(analysis, snippets.get(i))).as("README java block %d, pasted into"
-            + " jshell line by line", i + 1).noneMatch(s -> s.strip().startsWith("."));
+      for (Map.Entry<String, List<String>> document : documents().entrySet()) {
+        List<String> snippets = document.getValue();
+        for (int i = 0; i < snippets.size(); i++) {
+          assertThat(pasted(analysis, snippets.get(i))).as("%s, java block %d, pasted into"
+              + " jshell line by line", document.getKey(), i + 1)
+              .noneMatch(s -> s.strip().startsWith("."));
+        }
       }
       assertThat(pasted(analysis, "var p = Fairing.pipeline()\n    .preprocessor(x);\n"))
           .as("the check itself").anyMatch(s -> s.strip().startsWith("."));
@@ -113,7 +137,7 @@ class ReadmeSnippetsTest {
         .anySatisfy(e -> assertThat(e).contains("job("));
   }
 
-  private static List<String> snippets(String readme) {
+  static List<String> snippets(String readme) {
     List<String> blocks = new ArrayList<>();
     Matcher matcher = JAVA_BLOCK.matcher(readme);
     while (matcher.find()) {

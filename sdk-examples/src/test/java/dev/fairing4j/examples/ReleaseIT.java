@@ -32,9 +32,13 @@ import org.w3c.dom.Element;
 /**
  * The release as a user and as Maven Central meet it: {@code scripts/release.sh 0.1.0} run on a
  * copy of this tree (with a throw-away key, and a second build compared byte by byte), its upload
- * bundle read the way Central's validation reads one, and a Maven project in an empty directory,
- * with an empty local repository, that imports the BOM, declares the SDK by its coordinates and
- * runs a 2-replica PyTorchJob on {@code Clusters.local()}.
+ * bundle read the way Central's validation reads one; then the SDK adopted as users adopt a
+ * library, each in an empty directory with an empty local repository: a Maven project that imports
+ * the BOM and runs a 2-replica PyTorchJob on {@code Clusters.local()}, a JShell session fed only the
+ * released jars running the README's first example as it stands, a notebook in the rapaio kernel
+ * that loads the SDK with the kernel's own {@code %dependency} lines, and a JBang script with
+ * {@code //DEPS}. Last, japicmp against the release: a planted incompatible change fails the next
+ * patch version's build and passes the next minor's.
  *
  * <p>The consumer sees two repositories only: the release's file repository, and this machine's
  * Maven cache as a read-only mirror of Central (so the test downloads nothing). fairing4j must
@@ -279,6 +283,291 @@ class ReleaseIT {
     assertThat(main.status()).as("java example.Main:%n%s", tail(main.output())).isZero();
     assertThat(main.output()).contains("[master-0] rank 0 of 2: sum=3")
         .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("Succeeded");
+  }
+
+  @Test
+  @Order(4)
+  void aJShellSessionFedOnlyTheReleasedJarsRunsTheReadmesLocalExample() throws Exception {
+    Path dir = Files.createTempDirectory(OUT, "jshell");
+    String classpath = resolve(dir, "sdk-deployer", "sdk-builder");
+    // The README's first java block as it stands, then the cleanup a user would type.
+    String example = ReadmeSnippetsTest.snippets(Files.readString(ROOT.resolve("README.md")))
+        .get(0);
+    assertThat(example).contains("Clusters.local()");
+    Files.writeString(dir.resolve("readme.jsh"), example + "job.delete();\n/exit\n");
+    Commands.Result jshell = run(dir, Duration.ofMinutes(5), List.of(jdkTool("jshell"),
+        "--class-path", classpath, "readme.jsh"), Map.of());
+    System.out.println("jshell readme.jsh:\n" + jshell.output());
+    assertThat(jshell.status()).as("jshell:%n%s", tail(jshell.output())).isZero();
+    assertThat(jshell.output()).contains("[master-0] rank 0 of 2: sum=3")
+        .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("hello +PyTorchJob +Succeeded")
+        .doesNotContain("Error:").doesNotContain("Exception");
+  }
+
+  @Test
+  @Order(5)
+  void aNotebookInTheRapaioKernelLoadsTheReleaseByItsCoordinates() throws Exception {
+    Path nbconvert = dev.fairing4j.core.testing.Tools.require("jupyter-nbconvert",
+        "jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client");
+    Path kernelJar = Path.of(System.getProperty("fairing4j.notebookKernel",
+        "target/notebook-kernel/rapaio-jupyter-kernel.jar")).toAbsolutePath();
+    assertThat(kernelJar).as("the build copies the kernel jar (maven-dependency-plugin)")
+        .isRegularFile();
+    Path dir = Files.createTempDirectory(OUT, "notebook");
+    Path kernel = dir.resolve("kernel");
+    Path jupyter = dir.resolve("jupyter");
+    Commands.Result install = run(ROOT, Duration.ofMinutes(2), List.of("bash",
+        "scripts/notebook-kernel.sh", "--kernel-dir", kernel.toString(), "--jupyter-dir",
+        jupyter.toString(), "--jar", kernelJar.toString()), Map.of());
+    assertThat(install.status()).as(install.output()).isZero();
+
+    // The kernel's own dependency mechanism, with the release's repository added as a user adds
+    // a company repository; its local cache starts empty, the machine's Maven cache is its
+    // read-only tail (which holds no fairing4j release).
+    String example = ReadmeSnippetsTest.snippets(Files.readString(ROOT.resolve("README.md")))
+        .get(0);
+    List<String> cells = List.of(
+        "%dependency /add-repo fairing4j-release " + OUT.resolve("repository").toUri() + "\n"
+            + "%dependency /add dev.fairing4j:sdk-deployer:" + VERSION + "\n"
+            + "%dependency /add dev.fairing4j:sdk-builder:" + VERSION + "\n"
+            + "%dependency /resolve",
+        LocalClusterRedirect.apply(example, dir.resolve("state"), dir.resolve("volumes")),
+        "job.delete();");
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode notebook = json.createObjectNode();
+    com.fasterxml.jackson.databind.node.ArrayNode cellNodes = notebook.putArray("cells");
+    for (String cell : cells) {
+      com.fasterxml.jackson.databind.node.ObjectNode node = cellNodes.addObject();
+      node.put("cell_type", "code").putNull("execution_count");
+      node.putObject("metadata");
+      node.putArray("outputs");
+      node.put("source", cell);
+    }
+    notebook.putObject("metadata").putObject("kernelspec").put("name", "rapaio-jupyter-kernel")
+        .put("display_name", "Java (rapaio)").put("language", "java");
+    notebook.put("nbformat", 4).put("nbformat_minor", 5);
+    Path input = dir.resolve("release.ipynb");
+    json.writeValue(input.toFile(), notebook);
+
+    Commands.Result nb = run(dir, Duration.ofMinutes(10), List.of(nbconvert.toString(), "--to",
+        "notebook", "--execute", "--ExecutePreprocessor.timeout=300", "--output",
+        dir.resolve("executed.ipynb").toString(), input.toString()),
+        Map.of("JUPYTER_PATH", jupyter.toString(), "JUPYTER_DATA_DIR", jupyter.toString()));
+    assertThat(nb.status()).as("nbconvert --execute:%n%s", tail(nb.output())).isZero();
+    com.fasterxml.jackson.databind.JsonNode executed = json.readTree(
+        dir.resolve("executed.ipynb").toFile());
+    StringBuilder shown = new StringBuilder();
+    for (com.fasterxml.jackson.databind.JsonNode cell : executed.path("cells")) {
+      for (com.fasterxml.jackson.databind.JsonNode output : cell.path("outputs")) {
+        assertThat(output.path("output_type").asText()).as("output %s", output)
+            .isNotEqualTo("error");
+        output.path("text").forEach(t -> shown.append(t.asText()));
+      }
+    }
+    String text = shown.toString().replaceAll("\u001b\\[[0-9;]*m", "");
+    System.out.println("notebook:\n" + text.lines().filter(l -> !l.startsWith("Add to classpath"))
+        .collect(Collectors.joining("\n")));
+    // fairing4j came into the kernel's own cache from the release's repository.
+    assertThat(text).contains("Add to classpath: " + kernel.resolve("mima_cache/dev/fairing4j/"
+        + "sdk-deployer/" + VERSION + "/sdk-deployer-" + VERSION + ".jar"));
+    assertThat(Files.readString(kernel.resolve("mima_cache/dev/fairing4j/sdk-core/" + VERSION
+        + "/_remote.repositories"))).contains(">fairing4j-release=");
+    assertThat(text).doesNotContain("SNAPSHOT").contains("[master-0] rank 0 of 2: sum=3")
+        .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("hello +PyTorchJob +Succeeded");
+  }
+
+  @Test
+  @Order(6)
+  void aJBangScriptDeclaresTheSdkWithDepsAndRunsAPyTorchJobLocally() throws Exception {
+    Path dir = Files.createTempDirectory(OUT, "jbang");
+    // JBang itself, from Maven Central (dev.jbang:jbang-cli; this module's build fetches it).
+    String jbang = resolveArtifacts(dir.resolve("jbang-cli"), List.of(
+        "dev.jbang:jbang-cli:" + System.getProperty("fairing4j.jbangVersion", "0.132.1")));
+    Path repo = Files.createDirectories(dir.resolve("jbang-m2"));
+    Path cache = Path.of(System.getProperty("user.home"), ".m2", "repository");
+    Files.writeString(dir.resolve("hello.java"), """
+        ///usr/bin/env jbang "$0" "$@" ; exit $?
+        //JAVA 17+
+        //REPOS fairing4j-release=%s,machine-cache=%s
+        //DEPS dev.fairing4j:fairing4j-bom:%s@pom
+        //DEPS dev.fairing4j:sdk-deployer
+        //DEPS dev.fairing4j:sdk-builder
+
+        import dev.fairing4j.builder.Preprocessors;
+        import dev.fairing4j.core.Fairing;
+        import dev.fairing4j.core.TrainingJob;
+        import dev.fairing4j.deployer.Clusters;
+        import dev.fairing4j.deployer.Deployers;
+        import java.time.Duration;
+
+        class hello {
+          public static void main(String[] args) {
+            TrainingJob job = Fairing.pipeline()
+                .preprocessor(Preprocessors.source("train.py", \"""
+                    import torch, torch.distributed as dist
+                    dist.init_process_group("gloo")
+                    t = torch.ones(1) * (dist.get_rank() + 1)
+                    dist.all_reduce(t)
+                    print(f"rank {dist.get_rank()} of {dist.get_world_size()}: sum={t.item():.0f}")
+                    \"""))
+                .deployer(Deployers.pyTorchJob("jbang").workers(1).replaceExisting()
+                    .on(Clusters.local().tiedToJvm()))
+                .run();
+            try (var logs = job.logs().follow(System.out::println)) {
+              job.waitForCompletion(Duration.ofMinutes(5));
+              logs.awaitEnd(Duration.ofSeconds(10));
+            }
+            System.out.println(job.status().toTable());
+            job.delete();
+          }
+        }
+        """.formatted(OUT.resolve("repository").toUri(), cache.toUri(), VERSION));
+    Map<String, String> env = Map.of("JBANG_REPO", repo.toString(), "JBANG_DIR",
+        dir.resolve("jbang-home").toString(), "JBANG_NO_VERSION_CHECK", "true");
+    // What the jbang launcher script does: the jar prints the java command (exit 255) to run.
+    Commands.Result prepared = run(dir, Duration.ofMinutes(3), List.of(jdkTool("java"), "-cp",
+        jbang, "dev.jbang.Main", "run", "hello.java"), env);
+    List<String> lines = prepared.output().lines().toList();
+    assertThat(prepared.status()).as("jbang run:%n%s", tail(prepared.output())).isEqualTo(255);
+    String command = lines.get(lines.size() - 1);
+    assertThat(command).contains("sdk-deployer-" + VERSION + ".jar").doesNotContain("SNAPSHOT");
+    Commands.Result script = run(dir, Duration.ofMinutes(5), List.of("bash", "-c", command), env);
+    System.out.println("jbang hello.java:\n" + script.output());
+    assertThat(script.status()).as("the script:%n%s", tail(script.output())).isZero();
+    assertThat(script.output()).contains("[master-0] rank 0 of 2: sum=3")
+        .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("jbang +PyTorchJob +Succeeded");
+    assertThat(Files.readString(repo.resolve("dev/fairing4j/sdk-deployer/" + VERSION
+        + "/_remote.repositories"))).contains(">fairing4j-release=");
+  }
+
+  /**
+   * japicmp against the release: the tree as the next patch version (0.1.1-SNAPSHOT) passes
+   * unchanged, fails when a public method of sdk-core becomes package-private, and passes with
+   * the same change as the next minor version (0.2.0-SNAPSHOT), which before 1.0 may break.
+   */
+  @Test
+  @Order(7)
+  void theApiCheckFailsOnAnIncompatibleChangeUnlessTheMinorVersionSaysSo() throws Exception {
+    Path tree = OUT.resolve("api-next");
+    Commands.Result copy = run(OUT, Duration.ofMinutes(2), List.of("bash", "-c",
+        "rm -rf api-next && mkdir api-next && tar -C source --exclude=./target"
+            + " --exclude='./sdk-*/target' -cf - . | tar -C api-next -xf -"), Map.of());
+    assertThat(copy.status()).as(copy.output()).isZero();
+    Path localRepo = Files.createDirectories(OUT.resolve("api-check-m2"));
+    Path settings = OUT.resolve("api-check-settings.xml");
+    Files.writeString(settings, settings(localRepo).replace("</settings>", """
+          <profiles>
+            <profile>
+              <!-- Not "release": an active profile's id activates the POM's profile of that id. -->
+              <id>fairing4j-release-repository</id>
+              <repositories>
+                <repository>
+                  <id>fairing4j-release</id>
+                  <url>%s</url>
+                </repository>
+              </repositories>
+            </profile>
+          </profiles>
+          <activeProfiles><activeProfile>fairing4j-release-repository</activeProfile></activeProfiles>
+        </settings>""".formatted(OUT.resolve("repository").toUri())));
+
+    setVersion(tree, VERSION, "0.1.1-SNAPSHOT");
+    Commands.Result unchanged = apiCheck(tree, settings);
+    assertThat(unchanged.status()).as("0.1.1-SNAPSHOT, unchanged:%n%s",
+        tail(unchanged.output())).isZero();
+    assertThat(Files.readString(tree.resolve("sdk-core/target/japicmp/api-compatibility.diff")))
+        .as("japicmp compared with the release").contains("sdk-core-" + VERSION + ".jar");
+
+    Path secret = tree.resolve("sdk-core/src/main/java/dev/fairing4j/core/Secret.java");
+    String source = Files.readString(secret);
+    assertThat(source).contains("  public static Secret of(char[] value)");
+    Files.writeString(secret, source.replace("  public static Secret of(char[] value)",
+        "  static Secret of(char[] value)"));
+    Commands.Result broken = apiCheck(tree, settings);
+    System.out.println("api check of a planted incompatible change:\n"
+        + broken.output().lines().filter(l -> l.contains("japicmp") || l.contains("ERROR"))
+            .limit(6).collect(Collectors.joining("\n")));
+    assertThat(broken.status()).as("0.1.1-SNAPSHOT with Secret.of(char[]) package-private:%n%s",
+        tail(broken.output())).isNotZero();
+    assertThat(broken.output()).contains("dev.fairing4j.core.Secret")
+        .contains("METHOD_LESS_ACCESSIBLE");
+
+    setVersion(tree, "0.1.1-SNAPSHOT", "0.2.0-SNAPSHOT");
+    Commands.Result minor = apiCheck(tree, settings);
+    assertThat(minor.status()).as("0.2.0-SNAPSHOT with the same change:%n%s",
+        tail(minor.output())).isZero();
+    assertThat(minor.output()).contains("japicmp skipped");
+  }
+
+  private Commands.Result apiCheck(Path tree, Path settings) throws Exception {
+    return run(tree, Duration.ofMinutes(5), List.of("mvn", "-B", "-ntp", "-s",
+        settings.toString(), "-pl", "sdk-core", "-Dmaven.test.skip=true",
+        "-Dmaven.javadoc.skip=true", "-Dmaven.source.skip=true", "verify"), Map.of());
+  }
+
+  private static void setVersion(Path tree, String from, String to) throws IOException {
+    for (String pom : List.of("pom.xml", "bom.xml", "sdk-core/pom.xml", "sdk-builder/pom.xml",
+        "sdk-deployer/pom.xml", "sdk-examples/pom.xml")) {
+      Path file = tree.resolve(pom);
+      Files.writeString(file, Files.readString(file).replace("<version>" + from + "</version>",
+          "<version>" + to + "</version>"));
+    }
+  }
+
+  /** The class path of fairing4j modules as Maven resolves them by their coordinates. */
+  private String resolve(Path dir, String... modules) throws Exception {
+    List<String> coordinates = new ArrayList<>();
+    for (String module : modules) {
+      coordinates.add("dev.fairing4j:" + module + ":" + VERSION);
+    }
+    String classpath = resolveArtifacts(dir, coordinates);
+    assertThat(classpath).contains("sdk-deployer-" + VERSION + ".jar")
+        .doesNotContain("SNAPSHOT").doesNotContain(ROOT.resolve("sdk-deployer/target")
+            .toString());
+    return classpath;
+  }
+
+  /** Resolves {@code coordinates} with Maven in a project of its own; returns the class path. */
+  private String resolveArtifacts(Path dir, List<String> coordinates) throws Exception {
+    Files.createDirectories(dir);
+    Path localRepo = Files.createDirectories(dir.resolve("m2"));
+    Files.writeString(dir.resolve("settings.xml"), settings(localRepo));
+    StringBuilder dependencies = new StringBuilder();
+    for (String gav : coordinates) {
+      String[] parts = gav.split(":");
+      dependencies.append("<dependency><groupId>").append(parts[0]).append("</groupId>")
+          .append("<artifactId>").append(parts[1]).append("</artifactId><version>")
+          .append(parts[2]).append("</version></dependency>\n");
+    }
+    Files.writeString(dir.resolve("pom.xml"), """
+        <project xmlns="http://maven.apache.org/POM/4.0.0">
+          <modelVersion>4.0.0</modelVersion>
+          <groupId>example</groupId>
+          <artifactId>classpath</artifactId>
+          <version>1</version>
+          <packaging>pom</packaging>
+          <repositories>
+            <repository>
+              <id>fairing4j-release</id>
+              <url>%s</url>
+            </repository>
+          </repositories>
+          <dependencies>
+        %s  </dependencies>
+        </project>
+        """.formatted(OUT.resolve("repository").toUri(), dependencies));
+    Path classpath = dir.resolve("classpath.txt");
+    Commands.Result build = run(dir, Duration.ofMinutes(3), List.of("mvn", "-B", "-ntp", "-s",
+        "settings.xml", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath",
+        "-Dmdep.outputFile=" + classpath), Map.of());
+    assertThat(build.status()).as("resolving %s:%n%s", coordinates, tail(build.output()))
+        .isZero();
+    return Files.readString(classpath).strip();
+  }
+
+  private static String jdkTool(String name) {
+    return Path.of(System.getProperty("java.home"), "bin", name).toString();
   }
 
   /** An empty local repository; the machine's Maven cache stands in for Central, read-only. */
