@@ -116,7 +116,17 @@ fi
 build=(mvn -B -ntp -f "$out/source/pom.xml" -Prelease -pl '!sdk-examples' -DskipTests
   -Dmaven.install.skip=true)
 step "building and signing (mvn -Prelease deploy to $out/repository)"
-"${build[@]}" deploy -DaltDeploymentRepository="release::file://$out/repository"
+# In the same run, what each module ran with: its runtime dependencies as this build resolved
+# them. The published POMs must bring exactly these (ReleaseIT resolves each module from the
+# repository and compares): flattening drops a dependency that the build reached first through
+# a test-scoped one.
+"${build[@]}" deploy -DaltDeploymentRepository="release::file://$out/repository" \
+  dependency:list -DincludeScope=runtime -Dsort=true -DoutputFile=target/runtime-dependencies.txt
+rm -rf "$out/runtime-dependencies"
+mkdir -p "$out/runtime-dependencies"
+for module in sdk-core sdk-builder sdk-deployer; do
+  cp "$out/source/$module/target/runtime-dependencies.txt" "$out/runtime-dependencies/$module.txt"
+done
 
 # The test fixtures jar is for this build's own tests: its dependencies are test-scoped and would
 # not come with it. Central needs nothing of it.

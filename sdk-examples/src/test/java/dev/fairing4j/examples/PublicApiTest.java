@@ -100,6 +100,17 @@ class PublicApiTest {
           lines.add(owner + ": " + member(type, m.toGenericString()));
         }
       }
+      // Public methods a public type inherits from a superclass that is not public are API of
+      // this type; javac writes them into it as bridges, which the loop above skips.
+      for (Class<?> up = type.getSuperclass(); up != null && !isApi(up)
+          && up.getName().startsWith("dev."); up = up.getSuperclass()) {
+        for (Method m : up.getDeclaredMethods()) {
+          if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic() && !m.isBridge()) {
+            lines.add(owner + ": " + member(up, m.toGenericString()) + " (from "
+                + up.getSimpleName() + ")");
+          }
+        }
+      }
       for (Field f : type.getDeclaredFields()) {
         if (visible(f) && !f.isSynthetic()) {
           lines.add(owner + ": " + member(type, f.toGenericString()));

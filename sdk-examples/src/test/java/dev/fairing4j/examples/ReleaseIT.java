@@ -283,10 +283,57 @@ class ReleaseIT {
     assertThat(main.status()).as("java example.Main:%n%s", tail(main.output())).isZero();
     assertThat(main.output()).contains("[master-0] rank 0 of 2: sum=3")
         .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("Succeeded");
+
+    // The same jars on the module path: the SDK's descriptors resolve against what the POMs
+    // brought (a module they require and the POMs lack fails at boot), and the job runs with
+    // only the exported and Jackson-opened packages reachable.
+    Commands.Result modular = run(project, Duration.ofMinutes(5), List.of("java",
+        "--module-path", cp, "--add-modules", "ALL-MODULE-PATH", "-cp",
+        project.resolve("target/classes").toString(), "example.Main"), Map.of());
+    System.out.println("consumer main on the module path:\n" + modular.output());
+    assertThat(modular.status()).as("java --module-path .. example.Main:%n%s",
+        tail(modular.output())).isZero();
+    assertThat(modular.output()).contains("[master-0] rank 0 of 2: sum=3")
+        .contains("[worker-0] rank 1 of 2: sum=3").containsPattern("Succeeded");
+  }
+
+  /**
+   * Flattening writes the resolved tree into each POM; a dependency that the build reached first
+   * through a test-scoped one fell out of it (OkHttp, Kotlin's stdlib and Bouncy Castle once did,
+   * and every Kubernetes call then failed with NoClassDefFoundError on the class path). Each
+   * module resolved alone from the release must bring exactly what the build ran with.
+   */
+  @Test
+  @Order(4)
+  void eachReleasedPomBringsExactlyTheRuntimeDependenciesTheBuildRanWith() throws Exception {
+    for (String module : List.of("sdk-core", "sdk-builder", "sdk-deployer")) {
+      Path dir = Files.createTempDirectory(OUT, "deps-" + module);
+      resolveArtifacts(dir, List.of("dev.fairing4j:" + module + ":" + VERSION));
+      Commands.Result list = run(dir, Duration.ofMinutes(3), List.of("mvn", "-B", "-ntp", "-o",
+          "-s", "settings.xml", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:list",
+          "-DincludeScope=runtime", "-Dsort=true", "-DoutputFile=list.txt"), Map.of());
+      assertThat(list.status()).as("dependency:list of %s:%n%s", module, tail(list.output()))
+          .isZero();
+      List<String> built = dependencies(OUT.resolve("runtime-dependencies/" + module + ".txt"));
+      List<String> released = dependencies(dir.resolve("list.txt"));
+      assertThat(built).as("%s's runtime dependencies in the release build", module)
+          .isNotEmpty();
+      assertThat(released).as("what %s's released POM brings, against what the build ran with",
+          module).containsExactlyElementsOf(built);
+    }
+  }
+
+  /** {@code groupId:artifactId:version} of each non-fairing4j entry of a dependency:list file. */
+  private static List<String> dependencies(Path list) throws IOException {
+    return Files.readAllLines(list).stream().map(String::strip)
+        .filter(l -> l.matches("[\\w.-]+:[\\w.-]+:[\\w.-]+:.*"))
+        .map(l -> l.split(" ")[0].split(":"))
+        .map(p -> p[0] + ":" + p[1] + ":" + p[p.length - 2])
+        .filter(gav -> !gav.startsWith("dev.fairing4j:")).sorted().toList();
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aJShellSessionFedOnlyTheReleasedJarsRunsTheReadmesLocalExample() throws Exception {
     Path dir = Files.createTempDirectory(OUT, "jshell");
     String classpath = resolve(dir, "sdk-deployer", "sdk-builder");
@@ -305,7 +352,7 @@ class ReleaseIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aNotebookInTheRapaioKernelLoadsTheReleaseByItsCoordinates() throws Exception {
     Path nbconvert = dev.fairing4j.core.testing.Tools.require("jupyter-nbconvert",
         "jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client");
@@ -378,7 +425,7 @@ class ReleaseIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aJBangScriptDeclaresTheSdkWithDepsAndRunsAPyTorchJobLocally() throws Exception {
     Path dir = Files.createTempDirectory(OUT, "jbang");
     // JBang itself, from Maven Central (dev.jbang:jbang-cli; this module's build fetches it).
@@ -447,7 +494,7 @@ class ReleaseIT {
    * the same change as the next minor version (0.2.0-SNAPSHOT), which before 1.0 may break.
    */
   @Test
-  @Order(7)
+  @Order(8)
   void theApiCheckFailsOnAnIncompatibleChangeUnlessTheMinorVersionSaysSo() throws Exception {
     Path tree = OUT.resolve("api-next");
     Commands.Result copy = run(OUT, Duration.ofMinutes(2), List.of("bash", "-c",
