@@ -164,6 +164,18 @@ class NotebookPreprocessorTest {
   }
 
   @Test
+  void aNotebookCutOffInsideAnArraySaysWhereTheArrayOpenedWithoutJacksonsSourceDescription()
+      throws IOException {
+    Path nb = dir.resolve("cut.ipynb");
+    Files.writeString(nb, "{\"cells\": [");
+
+    assertThatThrownBy(() -> Preprocessors.notebook(nb).prepare())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.getMessage())
+            .contains("cut.ipynb", "not valid JSON", "(opened at line 1, column 11)")
+            .doesNotContain("Source:").doesNotContain("REDACTED"));
+  }
+
+  @Test
   void jsonThatIsNotANotebookAndOldFormatsAreExplained() throws IOException {
     Path array = dir.resolve("array.ipynb");
     Files.writeString(array, "[1, 2]");

@@ -162,6 +162,9 @@ class ReferenceDocTest {
         `sdk-builder/api/` and `sdk-deployer/api/`; the javadoc is in each module's
         `-javadoc.jar` and in the aggregated site that `scripts/release.sh` builds.
 
+        Every mistake the SDK refuses, with the error it raises, is on its own generated page:
+        [Bad input and what fairing4j answers](bad-input.md).
+
         ## Public API
 
         """);

@@ -177,8 +177,14 @@ public final class NotebookConverter {
       return "malformed";
     }
     int newline = message.indexOf('\n');
-    return newline < 0 ? message : message.substring(0, newline);
+    String line = newline < 0 ? message : message.substring(0, newline);
+    // Jackson names where an unclosed array or object began inside its own source description
+    // ("[Source: REDACTED (`StreamReadFeature...` disabled); line: 1, column: 11]"): keep the place.
+    return START_MARKER.matcher(line).replaceAll("(opened at line $1, column $2)");
   }
+
+  private static final java.util.regex.Pattern START_MARKER = java.util.regex.Pattern.compile(
+      "\\(start marker at \\[Source: [^\\]]*?line: (\\d+), column: (\\d+)\\]\\)");
 
   /**
    * Tracks whether a line starts inside a triple-quoted string, so a {@code %} or {@code !} at the
