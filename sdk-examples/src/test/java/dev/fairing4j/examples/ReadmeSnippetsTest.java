@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Java snippets of README.md and of every guide in docs/ are what a user copies first, so each
  * one is compiled against the SDK as it is now: a renamed or removed method fails here rather
- * than in a user's notebook. The README's local example is also run, from the released jars, in
- * JShell (ReleaseIT); the examples, the notebooks and the JShell scripts run in their own ITs.
+ * than in a user's notebook. The snippets that run on {@code Clusters.local()} are also run, pasted
+ * into jshell (DocumentedSnippetsIT), and the README's first one from the released jars
+ * (ReleaseIT); the examples, the notebooks and the JShell scripts run in their own ITs.
  */
 class ReadmeSnippetsTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
