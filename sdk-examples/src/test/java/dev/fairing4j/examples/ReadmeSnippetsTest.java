@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * one is compiled against the SDK as it is now: a renamed or removed method fails here rather
  * than in a user's notebook. The snippets that run on {@code Clusters.local()} are also run, pasted
  * into jshell (DocumentedSnippetsIT), and the README's first one from the released jars
- * (ReleaseIT); the examples, the notebooks and the JShell scripts run in their own ITs.
+ * (ReleaseIT); those that submit to a cluster run as dry runs (DocumentedDryRunsIT). The
+ * examples, the notebooks and the JShell scripts run in their own ITs.
  */
 class ReadmeSnippetsTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
@@ -110,7 +111,7 @@ class ReadmeSnippetsTest {
   }
 
   /** The statements jshell would run when {@code block} is pasted into it line by line. */
-  private static List<String> pasted(jdk.jshell.SourceCodeAnalysis analysis, String block) {
+  static List<String> pasted(jdk.jshell.SourceCodeAnalysis analysis, String block) {
     List<String> statements = new ArrayList<>();
     StringBuilder pending = new StringBuilder();
     for (String line : block.split("\n", -1)) {
