@@ -29,9 +29,7 @@ class DocumentedSnippetsIT {
 
   @BeforeAll
   static void requireRealParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

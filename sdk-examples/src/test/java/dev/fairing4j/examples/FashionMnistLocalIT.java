@@ -32,9 +32,7 @@ class FashionMnistLocalIT {
 
   @BeforeAll
   static void requireRealParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

@@ -46,9 +46,7 @@ class FashionMnistServeLocalIT {
 
   @BeforeAll
   static void requireRealParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

@@ -38,9 +38,7 @@ class FashionMnistTuneLocalIT {
 
   @BeforeAll
   static void requireRealParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

@@ -23,9 +23,7 @@ class JShellScriptIT {
 
   @BeforeAll
   static void requireRealParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

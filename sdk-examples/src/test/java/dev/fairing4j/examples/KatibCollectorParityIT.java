@@ -183,9 +183,7 @@ class KatibCollectorParityIT {
 
   @BeforeAll
   static void realParts() {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   private Experiment experiment(LocalCluster cluster) throws Exception {

@@ -50,9 +50,7 @@ class NotebookIT {
   static void requireRealParts() {
     nbconvert = Tools.require("jupyter-nbconvert",
         "jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client");
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
   }
 
   @Test

@@ -180,12 +180,7 @@ class ReleaseIT {
             <maven.compiler.release>17</maven.compiler.release>
             <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
           </properties>
-          <repositories>
-            <repository>
-              <id>fairing4j-release</id>
-              <url>%s</url>
-            </repository>
-          </repositories>
+        %s
           <dependencyManagement>
             <dependencies>
               <dependency>
@@ -220,41 +215,10 @@ class ReleaseIT {
             </pluginManagement>
           </build>
         </project>
-        """.formatted(OUT.resolve("repository").toUri(), VERSION));
+        """.formatted(releaseRepository(), VERSION));
     Path source = Files.createDirectories(project.resolve("src/main/java/example"));
-    Files.writeString(source.resolve("Main.java"), """
-        package example;
-
-        import dev.fairing4j.builder.Preprocessors;
-        import dev.fairing4j.core.Fairing;
-        import dev.fairing4j.core.TrainingJob;
-        import dev.fairing4j.deployer.Clusters;
-        import dev.fairing4j.deployer.Deployers;
-        import java.time.Duration;
-
-        public class Main {
-          public static void main(String[] args) throws Exception {
-            String train = \"""
-                import torch, torch.distributed as dist
-                dist.init_process_group("gloo")
-                t = torch.ones(1) * (dist.get_rank() + 1)
-                dist.all_reduce(t)
-                print(f"rank {dist.get_rank()} of {dist.get_world_size()}: sum={t.item():.0f}")
-                \""";
-            TrainingJob job = Fairing.pipeline()
-                .preprocessor(Preprocessors.source("train.py", train))
-                .deployer(Deployers.pyTorchJob("adopter").workers(1).replaceExisting()
-                    .on(Clusters.local().tiedToJvm()))
-                .run();
-            try (var logs = job.logs().follow(System.out::println)) {
-              job.waitForCompletion(Duration.ofMinutes(5));
-              logs.awaitEnd(Duration.ofSeconds(10));
-            }
-            System.out.println(job.status().toTable());
-            job.delete();
-          }
-        }
-        """);
+    Files.writeString(source.resolve("Main.java"), adopter("package example;\n", "Main",
+        "adopter"));
     Path classpath = project.resolve("classpath.txt");
     Commands.Result build = run(project, Duration.ofMinutes(5), List.of("mvn", "-B", "-ntp", "-s",
         "settings.xml", "compile", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
@@ -278,7 +242,7 @@ class ReleaseIT {
         .doesNotContain(ROOT.resolve("sdk-deployer/target").toString());
 
     Commands.Result main = run(project, Duration.ofMinutes(5), List.of("java", "-cp",
-        project.resolve("target/classes") + ":" + cp, "example.Main"), Map.of());
+        project.resolve("target/classes") + ":" + cp, "example.Main"), ownState());
     System.out.println("consumer main:\n" + main.output());
     assertThat(main.status()).as("java example.Main:%n%s", tail(main.output())).isZero();
     assertThat(main.output()).contains("[master-0] rank 0 of 2: sum=3")
@@ -289,7 +253,7 @@ class ReleaseIT {
     // only the exported and Jackson-opened packages reachable.
     Commands.Result modular = run(project, Duration.ofMinutes(5), List.of("java",
         "--module-path", cp, "--add-modules", "ALL-MODULE-PATH", "-cp",
-        project.resolve("target/classes").toString(), "example.Main"), Map.of());
+        project.resolve("target/classes").toString(), "example.Main"), ownState());
     System.out.println("consumer main on the module path:\n" + modular.output());
     assertThat(modular.status()).as("java --module-path .. example.Main:%n%s",
         tail(modular.output())).isZero();
@@ -343,7 +307,7 @@ class ReleaseIT {
     assertThat(example).contains("Clusters.local()");
     Files.writeString(dir.resolve("readme.jsh"), example + "job.delete();\n/exit\n");
     Commands.Result jshell = run(dir, Duration.ofMinutes(5), List.of(jdkTool("jshell"),
-        "--class-path", classpath, "readme.jsh"), Map.of());
+        "--class-path", classpath, "readme.jsh"), ownState());
     System.out.println("jshell readme.jsh:\n" + jshell.output());
     assertThat(jshell.status()).as("jshell:%n%s", tail(jshell.output())).isZero();
     assertThat(jshell.output()).contains("[master-0] rank 0 of 2: sum=3")
@@ -433,45 +397,18 @@ class ReleaseIT {
         "dev.jbang:jbang-cli:" + System.getProperty("fairing4j.jbangVersion", "0.132.1")));
     Path repo = Files.createDirectories(dir.resolve("jbang-m2"));
     Path cache = Path.of(System.getProperty("user.home"), ".m2", "repository");
-    Files.writeString(dir.resolve("hello.java"), """
+    Files.writeString(dir.resolve("hello.java"), adopter("""
         ///usr/bin/env jbang "$0" "$@" ; exit $?
         //JAVA 17+
         //REPOS fairing4j-release=%s,machine-cache=%s
         //DEPS dev.fairing4j:fairing4j-bom:%s@pom
         //DEPS dev.fairing4j:sdk-deployer
         //DEPS dev.fairing4j:sdk-builder
-
-        import dev.fairing4j.builder.Preprocessors;
-        import dev.fairing4j.core.Fairing;
-        import dev.fairing4j.core.TrainingJob;
-        import dev.fairing4j.deployer.Clusters;
-        import dev.fairing4j.deployer.Deployers;
-        import java.time.Duration;
-
-        class hello {
-          public static void main(String[] args) {
-            TrainingJob job = Fairing.pipeline()
-                .preprocessor(Preprocessors.source("train.py", \"""
-                    import torch, torch.distributed as dist
-                    dist.init_process_group("gloo")
-                    t = torch.ones(1) * (dist.get_rank() + 1)
-                    dist.all_reduce(t)
-                    print(f"rank {dist.get_rank()} of {dist.get_world_size()}: sum={t.item():.0f}")
-                    \"""))
-                .deployer(Deployers.pyTorchJob("jbang").workers(1).replaceExisting()
-                    .on(Clusters.local().tiedToJvm()))
-                .run();
-            try (var logs = job.logs().follow(System.out::println)) {
-              job.waitForCompletion(Duration.ofMinutes(5));
-              logs.awaitEnd(Duration.ofSeconds(10));
-            }
-            System.out.println(job.status().toTable());
-            job.delete();
-          }
-        }
-        """.formatted(OUT.resolve("repository").toUri(), cache.toUri(), VERSION));
-    Map<String, String> env = Map.of("JBANG_REPO", repo.toString(), "JBANG_DIR",
-        dir.resolve("jbang-home").toString(), "JBANG_NO_VERSION_CHECK", "true");
+        """.formatted(OUT.resolve("repository").toUri(), cache.toUri(), VERSION), "hello",
+        "jbang"));
+    Map<String, String> env = new java.util.HashMap<>(ownState());
+    env.putAll(Map.of("JBANG_REPO", repo.toString(), "JBANG_DIR",
+        dir.resolve("jbang-home").toString(), "JBANG_NO_VERSION_CHECK", "true"));
     // What the jbang launcher script does: the jar prints the java command (exit 255) to run.
     Commands.Result prepared = run(dir, Duration.ofMinutes(3), List.of(jdkTool("java"), "-cp",
         jbang, "dev.jbang.Main", "run", "hello.java"), env);
@@ -594,16 +531,11 @@ class ReleaseIT {
           <artifactId>classpath</artifactId>
           <version>1</version>
           <packaging>pom</packaging>
-          <repositories>
-            <repository>
-              <id>fairing4j-release</id>
-              <url>%s</url>
-            </repository>
-          </repositories>
+        %s
           <dependencies>
         %s  </dependencies>
         </project>
-        """.formatted(OUT.resolve("repository").toUri(), dependencies));
+        """.formatted(releaseRepository(), dependencies));
     Path classpath = dir.resolve("classpath.txt");
     Commands.Result build = run(dir, Duration.ofMinutes(3), List.of("mvn", "-B", "-ntp", "-s",
         "settings.xml", "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath",
@@ -615,6 +547,66 @@ class ReleaseIT {
 
   private static String jdkTool(String name) {
     return Path.of(System.getProperty("java.home"), "bin", name).toString();
+  }
+
+  /**
+   * A program as an adopter writes it: a 2-replica PyTorchJob on {@code Clusters.local()}, tied to
+   * its JVM, followed to the end, its status table printed, then deleted.
+   */
+  private static String adopter(String header, String className, String jobName) {
+    return header + """
+
+        import dev.fairing4j.builder.Preprocessors;
+        import dev.fairing4j.core.Fairing;
+        import dev.fairing4j.core.TrainingJob;
+        import dev.fairing4j.deployer.Clusters;
+        import dev.fairing4j.deployer.Deployers;
+        import java.time.Duration;
+
+        public class %s {
+          public static void main(String[] args) throws Exception {
+            String train = \"""
+                import torch, torch.distributed as dist
+                dist.init_process_group("gloo")
+                t = torch.ones(1) * (dist.get_rank() + 1)
+                dist.all_reduce(t)
+                print(f"rank {dist.get_rank()} of {dist.get_world_size()}: sum={t.item():.0f}")
+                \""";
+            TrainingJob job = Fairing.pipeline()
+                .preprocessor(Preprocessors.source("train.py", train))
+                .deployer(Deployers.pyTorchJob("%s").workers(1).replaceExisting()
+                    .on(Clusters.local().tiedToJvm()))
+                .run();
+            try (var logs = job.logs().follow(System.out::println)) {
+              job.waitForCompletion(Duration.ofMinutes(5));
+              logs.awaitEnd(Duration.ofSeconds(10));
+            }
+            System.out.println(job.status().toTable());
+            job.delete();
+          }
+        }
+        """.formatted(className, jobName);
+  }
+
+  /**
+   * The local clusters' state and claim directories of this test's own (the XDG variables an
+   * adopter's JVM reads), so that its jobs meet no one else's: another checkout's test run on the
+   * same machine uses the same job names.
+   */
+  private static Map<String, String> ownState() {
+    return Map.of("XDG_STATE_HOME", OUT.resolve("xdg-state").toString(),
+        "XDG_DATA_HOME", OUT.resolve("xdg-data").toString());
+  }
+
+  /** The POM lines that add the release's file repository, as an adopter adds a company's. */
+  private static String releaseRepository() {
+    return """
+          <repositories>
+            <repository>
+              <id>fairing4j-release</id>
+              <url>%s</url>
+            </repository>
+          </repositories>""".formatted(OUT.resolve("repository").toUri()).strip();
   }
 
   /** An empty local repository; the machine's Maven cache stands in for Central, read-only. */

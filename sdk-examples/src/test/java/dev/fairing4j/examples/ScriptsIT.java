@@ -186,9 +186,7 @@ class ScriptsIT {
    */
   @Test
   void aStoppedDemoSaysTheJobGoesOnAndHowToDeleteIt() throws Exception {
-    Tools.require("bwrap", "bubblewrap");
-    Tools.torchPython();
-    Tools.fashionMnist();
+    Tools.localTraining();
     Map<String, String> env = Map.of("XDG_STATE_HOME", root.resolve("state").toString(),
         "XDG_DATA_HOME", root.resolve("data").toString());
     Path out = root.resolve("demo.out");

@@ -119,6 +119,16 @@ public final class Tools {
   }
 
   /**
+   * What a FashionMNIST job on {@code Clusters.local()} needs: bubblewrap, a Python that imports
+   * torch, and the dataset; each missing part fails with the line that installs it.
+   */
+  public static void localTraining() {
+    require("bwrap", "bubblewrap");
+    torchPython();
+    fashionMnist();
+  }
+
+  /**
    * Returns a Python interpreter that can {@code import torch}. {@code /usr/bin/python3} comes
    * first because the first {@code python3} on PATH may be a pyenv or venv interpreter without the
    * Debian torch packages.
