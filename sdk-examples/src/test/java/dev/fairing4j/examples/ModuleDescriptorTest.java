@@ -37,9 +37,8 @@ class ModuleDescriptorTest {
       ModuleDescriptor descriptor = descriptor(module.getValue());
       assertThat(descriptor.name()).isEqualTo(NAMES.get(module.getKey()));
 
-      Set<String> apiPackages = PublicApiTest.surface(module.getValue()).stream()
-          .map(line -> line.substring(0, line.indexOf(": ")))
-          .map(ModuleDescriptorTest::packageOf).collect(Collectors.toCollection(TreeSet::new));
+      Set<String> apiPackages = PublicApiTest.apiTypes(module.getValue()).stream()
+          .map(Class::getPackageName).collect(Collectors.toCollection(TreeSet::new));
       Set<String> exported = descriptor.exports().stream().filter(e -> !e.isQualified())
           .map(Exports::source).collect(Collectors.toCollection(TreeSet::new));
       assertThat(exported).as("%s: the packages exported to everyone", descriptor.name())
@@ -66,17 +65,6 @@ class ModuleDescriptorTest {
                 && r.modifiers().contains(Requires.Modifier.TRANSITIVE));
       }
     }
-  }
-
-  private static String packageOf(String typeName) {
-    StringBuilder pkg = new StringBuilder();
-    for (String part : typeName.split("\\.")) {
-      if (Character.isUpperCase(part.charAt(0))) {
-        break;
-      }
-      pkg.append(pkg.length() == 0 ? "" : ".").append(part);
-    }
-    return pkg.toString();
   }
 
   /** The compiled module-info of the jar or class directory {@code anchor} was loaded from. */

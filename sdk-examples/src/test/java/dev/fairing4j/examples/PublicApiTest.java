@@ -74,10 +74,10 @@ class PublicApiTest {
     assertThat(core).noneMatch(l -> l.contains(" private "));
   }
 
-  /** The sorted lines of the public API of the module that holds {@code anchor}. */
-  static List<String> surface(Class<?> anchor) throws IOException, URISyntaxException {
+  /** The public types outside internal packages of the module that holds {@code anchor}. */
+  static List<Class<?>> apiTypes(Class<?> anchor) throws IOException, URISyntaxException {
     Path location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
-    TreeSet<String> lines = new TreeSet<>();
+    List<Class<?>> types = new ArrayList<>();
     for (String name : classNames(location)) {
       Class<?> type;
       try {
@@ -85,9 +85,17 @@ class PublicApiTest {
       } catch (ClassNotFoundException | LinkageError e) {
         throw new IllegalStateException("cannot load " + name, e);
       }
-      if (!isApi(type)) {
-        continue;
+      if (isApi(type)) {
+        types.add(type);
       }
+    }
+    return types;
+  }
+
+  /** The sorted lines of the public API of the module that holds {@code anchor}. */
+  static List<String> surface(Class<?> anchor) throws IOException, URISyntaxException {
+    TreeSet<String> lines = new TreeSet<>();
+    for (Class<?> type : apiTypes(anchor)) {
       String owner = type.getName().replace('$', '.');
       lines.add(owner + ": " + declaration(type));
       for (Constructor<?> c : type.getDeclaredConstructors()) {
@@ -148,9 +156,19 @@ class PublicApiTest {
         .getModifiers()) && !(member instanceof Executable e && e.getDeclaringClass().isEnum());
   }
 
-  private static String declaration(Class<?> type) {
-    String kind = type.isAnnotation() ? "@interface" : type.isInterface() ? "interface"
+  /** What {@code type} is, as its declaration says: class, interface, enum, record, @interface. */
+  static String kind(Class<?> type) {
+    return type.isAnnotation() ? "@interface" : type.isInterface() ? "interface"
         : type.isEnum() ? "enum" : type.isRecord() ? "record" : "class";
+  }
+
+  /** {@code type}'s name in its package, a nested one as {@code Outer.Inner}. */
+  static String nameInPackage(Class<?> type) {
+    return type.getName().substring(type.getPackageName().length() + 1).replace('$', '.');
+  }
+
+  private static String declaration(Class<?> type) {
+    String kind = kind(type);
     int modifiers = type.getModifiers() & (Modifier.PUBLIC | Modifier.ABSTRACT | Modifier.FINAL
         | Modifier.STATIC);
     if (type.isInterface()) {

@@ -113,44 +113,15 @@ class ReferenceDocTest {
     return tables;
   }
 
-  /** Every public type of the published modules, by simple name (nested ones as Outer.Inner). */
+  /** Every public type of the published modules, by its name in its package. */
   private static Map<String, Class<?>> publicTypes() throws Exception {
     Map<String, Class<?>> types = new HashMap<>();
     for (Class<?> anchor : PublicApiTest.MODULES.values()) {
-      for (String line : PublicApiTest.surface(anchor)) {
-        String owner = line.substring(0, line.indexOf(": "));
-        if (!types.containsKey(simpleName(owner))) {
-          types.put(simpleName(owner), load(owner, anchor.getClassLoader()));
-        }
+      for (Class<?> type : PublicApiTest.apiTypes(anchor)) {
+        types.putIfAbsent(PublicApiTest.nameInPackage(type), type);
       }
     }
     return types;
-  }
-
-  private static String simpleName(String owner) {
-    String[] parts = owner.split("\\.");
-    StringBuilder name = new StringBuilder();
-    for (String part : parts) {
-      if (Character.isUpperCase(part.charAt(0))) {
-        name.append(name.length() == 0 ? "" : ".").append(part);
-      }
-    }
-    return name.toString();
-  }
-
-  private static Class<?> load(String owner, ClassLoader loader) throws ClassNotFoundException {
-    String name = owner;
-    while (true) {
-      try {
-        return Class.forName(name, false, loader);
-      } catch (ClassNotFoundException e) {
-        int dot = name.lastIndexOf('.');
-        if (dot < 0) {
-          throw e;
-        }
-        name = name.substring(0, dot) + "$" + name.substring(dot + 1);
-      }
-    }
   }
 
   private static String generate() throws Exception {
@@ -170,21 +141,15 @@ class ReferenceDocTest {
         """);
     for (Map.Entry<String, Class<?>> module : new TreeMap<>(PublicApiTest.MODULES).entrySet()) {
       TreeMap<String, List<String>> byPackage = new TreeMap<>();
-      int members = 0;
-      for (String line : PublicApiTest.surface(module.getValue())) {
-        String owner = line.substring(0, line.indexOf(": "));
-        String declaration = line.substring(line.indexOf(": ") + 2);
-        if (declaration.matches("public( abstract| final| static)* (class|interface|enum|record"
-            + "|@interface)( sealed)?( .*)?")) {
-          String kind = declaration.replaceAll(".*?(class|interface|enum|record|@interface).*",
-              "$1");
-          String pkg = owner.substring(0, owner.indexOf(simpleName(owner)) - 1);
-          byPackage.computeIfAbsent(pkg, p -> new ArrayList<>()).add("`" + simpleName(owner)
-              + "` (" + kind + ")");
-        } else {
-          members++;
-        }
+      // In the order of the API list, whose lines start with the type's dotted name.
+      List<Class<?>> types = PublicApiTest.apiTypes(module.getValue()).stream()
+          .sorted(java.util.Comparator.comparing(t -> t.getName().replace('$', '.') + ":"))
+          .toList();
+      for (Class<?> type : types) {
+        byPackage.computeIfAbsent(type.getPackageName(), p -> new ArrayList<>())
+            .add("`" + PublicApiTest.nameInPackage(type) + "` (" + PublicApiTest.kind(type) + ")");
       }
+      int members = PublicApiTest.surface(module.getValue()).size() - types.size();
       int typeCount = byPackage.values().stream().mapToInt(List::size).sum();
       page.append("### ").append(module.getKey()).append("\n\n").append(typeCount)
           .append(" public types, ").append(members).append(" public members.\n\n");
