@@ -20,6 +20,11 @@ final class Commands {
 
   private Commands() {}
 
+  /** A tool of the JDK this test runs on ({@code java}, {@code jshell}), not whatever PATH has. */
+  static String jdkTool(String name) {
+    return Path.of(System.getProperty("java.home"), "bin", name).toString();
+  }
+
   static Result run(List<String> command, Path workDir, Map<String, String> env, Duration limit,
       Path logDir) throws IOException, InterruptedException {
     Path log = Files.createTempFile(logDir, "run", ".log");

@@ -111,7 +111,7 @@ class DocumentedDryRunsIT {
     Path jsh = Files.writeString(work.resolve("dry-runs.jsh"), script, StandardCharsets.UTF_8);
 
     Commands.Result jshell = Commands.run(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "jshell").toString(),
+        Commands.jdkTool("jshell"),
         "--class-path", System.getProperty("java.class.path"), jsh.toString()), work,
         Map.of("KUBECONFIG", kubeconfig.toString(), "REGISTRY_TOKEN", "not-a-real-token",
             "HOME", work.toString()),

@@ -37,8 +37,9 @@ class DocumentedSnippetsIT {
     Path state = dir.resolve("state");
     Path volumes = dir.resolve("volumes");
     StringBuilder script = new StringBuilder();
-    for (String block : List.of(block("README.md", 0), block("docs/running-locally.md", 0),
-        block("docs/following.md", 0))) {
+    for (String block : List.of(ReadmeSnippetsTest.snippet("README.md", 0),
+        ReadmeSnippetsTest.snippet("docs/running-locally.md", 0),
+        ReadmeSnippetsTest.snippet("docs/following.md", 0))) {
       assertThat(block).contains("Clusters.local()");
       script.append(LocalClusterRedirect.apply(block, state, volumes)).append('\n');
     }
@@ -50,7 +51,7 @@ class DocumentedSnippetsIT {
     Path jsh = Files.writeString(dir.resolve("snippets.jsh"), script, StandardCharsets.UTF_8);
 
     Commands.Result jshell = Commands.run(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "jshell").toString(),
+        Commands.jdkTool("jshell"),
         "--class-path", System.getProperty("java.class.path"), jsh.toString()), ROOT, Map.of(),
         Duration.ofMinutes(8), Files.createDirectories(dir.resolve("logs")));
     String out = jshell.output();
@@ -67,11 +68,5 @@ class DocumentedSnippetsIT {
         + " says it saves").isRegularFile();
     assertThat(out).as("following.md: the status table, then the metrics of hello")
         .containsPattern("hello-master-0 +Succeeded");
-  }
-
-  private static String block(String document, int index) throws Exception {
-    List<String> blocks = ReadmeSnippetsTest.snippets(Files.readString(ROOT.resolve(document)));
-    assertThat(blocks).as("java blocks of %s", document).hasSizeGreaterThan(index);
-    return blocks.get(index);
   }
 }

@@ -139,6 +139,14 @@ class ReadmeSnippetsTest {
         .anySatisfy(e -> assertThat(e).contains("job("));
   }
 
+  /** Java block {@code index} (from 0) of {@code document}, a path from the repository root. */
+  static String snippet(String document, int index) throws IOException {
+    List<String> blocks = snippets(Files.readString(Path.of("..", document),
+        StandardCharsets.UTF_8));
+    assertThat(blocks).as("java blocks of %s", document).hasSizeGreaterThan(index);
+    return blocks.get(index);
+  }
+
   static List<String> snippets(String readme) {
     List<String> blocks = new ArrayList<>();
     Matcher matcher = JAVA_BLOCK.matcher(readme);

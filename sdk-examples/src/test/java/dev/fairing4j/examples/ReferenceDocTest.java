@@ -39,15 +39,8 @@ class ReferenceDocTest {
 
   @Test
   void theReferencePageIsWhatTheCodeAndTheGuidesSayNow() throws Exception {
-    String generated = generate();
-    Path page = DOCS.resolve("reference.md");
-    if ("1".equals(System.getenv("FAIRING4J_API_UPDATE"))) {
-      Files.writeString(page, generated, StandardCharsets.UTF_8);
-    }
-    assertThat(page).as("docs/reference.md; create it with FAIRING4J_API_UPDATE=1").exists();
-    assertThat(Files.readString(page, StandardCharsets.UTF_8)).as("docs/reference.md is"
-        + " generated: regenerate it with FAIRING4J_API_UPDATE=1 mvn -pl sdk-examples test"
-        + " -Dtest=ReferenceDocTest").isEqualTo(generated);
+    GeneratedFile.assertCurrent(DOCS.resolve("reference.md"), generate(),
+        "mvn -pl sdk-examples test -Dtest=ReferenceDocTest");
   }
 
   @Test

@@ -302,11 +302,10 @@ class ReleaseIT {
     Path dir = Files.createTempDirectory(OUT, "jshell");
     String classpath = resolve(dir, "sdk-deployer", "sdk-builder");
     // The README's first java block as it stands, then the cleanup a user would type.
-    String example = ReadmeSnippetsTest.snippets(Files.readString(ROOT.resolve("README.md")))
-        .get(0);
+    String example = ReadmeSnippetsTest.snippet("README.md", 0);
     assertThat(example).contains("Clusters.local()");
     Files.writeString(dir.resolve("readme.jsh"), example + "job.delete();\n/exit\n");
-    Commands.Result jshell = run(dir, Duration.ofMinutes(5), List.of(jdkTool("jshell"),
+    Commands.Result jshell = run(dir, Duration.ofMinutes(5), List.of(Commands.jdkTool("jshell"),
         "--class-path", classpath, "readme.jsh"), ownState());
     System.out.println("jshell readme.jsh:\n" + jshell.output());
     assertThat(jshell.status()).as("jshell:%n%s", tail(jshell.output())).isZero();
@@ -335,8 +334,7 @@ class ReleaseIT {
     // The kernel's own dependency mechanism, with the release's repository added as a user adds
     // a company repository; its local cache starts empty, the machine's Maven cache is its
     // read-only tail (which holds no fairing4j release).
-    String example = ReadmeSnippetsTest.snippets(Files.readString(ROOT.resolve("README.md")))
-        .get(0);
+    String example = ReadmeSnippetsTest.snippet("README.md", 0);
     List<String> cells = List.of(
         "%dependency /add-repo fairing4j-release " + OUT.resolve("repository").toUri() + "\n"
             + "%dependency /add dev.fairing4j:sdk-deployer:" + VERSION + "\n"
@@ -410,7 +408,7 @@ class ReleaseIT {
     env.putAll(Map.of("JBANG_REPO", repo.toString(), "JBANG_DIR",
         dir.resolve("jbang-home").toString(), "JBANG_NO_VERSION_CHECK", "true"));
     // What the jbang launcher script does: the jar prints the java command (exit 255) to run.
-    Commands.Result prepared = run(dir, Duration.ofMinutes(3), List.of(jdkTool("java"), "-cp",
+    Commands.Result prepared = run(dir, Duration.ofMinutes(3), List.of(Commands.jdkTool("java"), "-cp",
         jbang, "dev.jbang.Main", "run", "hello.java"), env);
     List<String> lines = prepared.output().lines().toList();
     assertThat(prepared.status()).as("jbang run:%n%s", tail(prepared.output())).isEqualTo(255);
@@ -445,16 +443,11 @@ class ReleaseIT {
             <profile>
               <!-- Not "release": an active profile's id activates the POM's profile of that id. -->
               <id>fairing4j-release-repository</id>
-              <repositories>
-                <repository>
-                  <id>fairing4j-release</id>
-                  <url>%s</url>
-                </repository>
-              </repositories>
+              %s
             </profile>
           </profiles>
           <activeProfiles><activeProfile>fairing4j-release-repository</activeProfile></activeProfiles>
-        </settings>""".formatted(OUT.resolve("repository").toUri())));
+        </settings>""".formatted(releaseRepository())));
 
     setVersion(tree, VERSION, "0.1.1-SNAPSHOT");
     Commands.Result unchanged = apiCheck(tree, settings);
@@ -543,10 +536,6 @@ class ReleaseIT {
     assertThat(build.status()).as("resolving %s:%n%s", coordinates, tail(build.output()))
         .isZero();
     return Files.readString(classpath).strip();
-  }
-
-  private static String jdkTool(String name) {
-    return Path.of(System.getProperty("java.home"), "bin", name).toString();
   }
 
   /**
