@@ -14,6 +14,7 @@ if [ ${#packages[@]} -eq 0 ]; then
     git                  # git daemon for git:// preprocessor tests
     python3-torch        # real PyTorch training (local cluster, demo)
     python3-torchvision
+    python3-xgboost      # real distributed XGBoost (XGBoostJob on the local cluster and the kit)
     dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz
     podman runc          # optional container backend
     bubblewrap           # sandbox for local replicas

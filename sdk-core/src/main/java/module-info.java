@@ -11,6 +11,9 @@ module dev.fairing4j.core {
   exports dev.fairing4j.core.internal to dev.fairing4j.builder, dev.fairing4j.deployer;
   exports dev.fairing4j.core.cache.internal to dev.fairing4j.builder, dev.fairing4j.deployer;
 
+  // MetricsPlot draws through the renderer sdk-deployer provides (XChart), when it is there.
+  uses dev.fairing4j.core.internal.ChartRenderer;
+
   // Jackson reads and writes the SDK's own records (job state, manifests, reports) by
   // reflection; it may, and no one else.
   opens dev.fairing4j.core to com.fasterxml.jackson.databind;

@@ -34,6 +34,16 @@ module dev.fairing4j.deployer {
   exports dev.fairing4j.deployer.trainer;
   exports dev.fairing4j.deployer.tuning;
 
+  provides dev.fairing4j.core.internal.ChartRenderer with
+      dev.fairing4j.deployer.monitor.internal.XChartRenderer;
+  // Each kind's room provides what the clusters need to know about it; the class path reads
+  // the same list from META-INF/services (ModuleDescriptorTest keeps the two equal).
+  uses dev.fairing4j.deployer.internal.kinds.TrainingKind;
+  provides dev.fairing4j.deployer.internal.kinds.TrainingKind with
+      dev.fairing4j.deployer.kubeflow.internal.PyTorchJobType,
+      dev.fairing4j.deployer.kubeflow.internal.TfJobType,
+      dev.fairing4j.deployer.kubeflow.internal.XGBoostJobType;
+
   // Jackson reads and writes the SDK's own records (job state, manifests, reports) by
   // reflection; it may, and no one else.
   opens dev.fairing4j.deployer to com.fasterxml.jackson.databind;

@@ -3,13 +3,14 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.deployer.batch.BatchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.kubeflow.XGBoostJobDeployer;
 import dev.fairing4j.deployer.serving.InferenceServiceDeployer;
 import dev.fairing4j.deployer.serving.ServingDeployer;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 
 /**
- * Where deployers come from: one factory per job kind (Kubeflow's PyTorchJob and TFJob, Kubeflow
- * Trainer v2's TrainJob, a plain batch Job), and one for serving a model. Each returns an immutable value whose
+ * Where deployers come from: one factory per job kind (Kubeflow's PyTorchJob, TFJob and
+ * XGBoostJob, Kubeflow Trainer v2's TrainJob, a plain batch Job), and one for serving a model. Each returns an immutable value whose
  * fluent calls return new values.
  *
  * <pre>{@code
@@ -36,6 +37,16 @@ public final class Deployers {
   /** A Kubeflow TFJob with one Worker. */
   public static TfJobDeployer tfJob(String name) {
     return TfJobDeployer.named(name);
+  }
+
+  /**
+   * A Kubeflow XGBoostJob with a Master (rank 0, where the script starts XGBoost's tracker) and
+   * no Workers yet; {@code workers(n)} adds them.
+   *
+   * @param name a DNS-1035 label; short enough for the operator's pod names
+   */
+  public static XGBoostJobDeployer xgboostJob(String name) {
+    return XGBoostJobDeployer.named(name);
   }
 
   /**

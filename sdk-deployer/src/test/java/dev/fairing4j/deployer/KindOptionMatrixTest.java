@@ -8,6 +8,7 @@ import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SchedulingPolicy;
 import dev.fairing4j.deployer.kubeflow.SuccessPolicy;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.kubeflow.XGBoostJobDeployer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,8 @@ class KindOptionMatrixTest {
         new Shape("TFJob default", () -> Deployers.tfJob("mnist")),
         new Shape("TFJob chief+ps+workers+evaluator", () -> Deployers.tfJob("mnist").chief(1)
             .ps(2).workers(3).evaluator(1).successPolicy(SuccessPolicy.ALL_WORKERS)),
+        new Shape("XGBoostJob master only", () -> Deployers.xgboostJob("mnist")),
+        new Shape("XGBoostJob 1+2", () -> Deployers.xgboostJob("mnist").workers(2)),
         new Shape("Job single", () -> Deployers.batchJob("mnist")),
         new Shape("Job distributed 3", () -> Deployers.batchJob("mnist").replicas(3)));
   }
@@ -259,16 +262,19 @@ class KindOptionMatrixTest {
     assertThat(Fixtures.<Object>at(object, "spec", "runPolicy", "cleanPodPolicy"))
         .isEqualTo("None");
     boolean pytorch = object.get("kind").equals("PyTorchJob");
+    var kind = Manifests.operatorKind(object);
     Map<String, Map<String, Object>> replicas = Fixtures.at(object, "spec",
-        pytorch ? "pytorchReplicaSpecs" : "tfReplicaSpecs");
+        kind.replicaSpecsField());
     replicas.forEach((type, replica) -> {
       assertThat(replica).containsKeys("replicas", "restartPolicy");
       Map<String, Object> container = Manifests.container(
-          Fixtures.at(replica, "template"), pytorch ? "pytorch" : "tensorflow");
-      assertThat(Fixtures.<Map<String, Object>>at(container, "ports", 0)).isEqualTo(pytorch
-          ? Map.of("name", "pytorchjob-port", "containerPort", 23456)
-          : Map.of("name", "tfjob-port", "containerPort", 2222));
+          Fixtures.at(replica, "template"), kind.containerName());
+      assertThat(Fixtures.<Map<String, Object>>at(container, "ports", 0)).isEqualTo(
+          Map.of("name", kind.portName(), "containerPort", kind.defaultPort()));
     });
+    if (!object.get("kind").equals("TFJob")) {
+      assertThat(replicas.get("Master")).containsEntry("replicas", 1);
+    }
     if (pytorch) {
       assertThat(replicas.get("Master")).containsEntry("replicas", 1);
       assertThat(Fixtures.<Object>at(object, "spec", "nprocPerNode")).isInstanceOf(String.class);
@@ -284,6 +290,9 @@ class KindOptionMatrixTest {
           SchedulingPolicy.empty().withQueue("gang").withPriorityClass("high").withMinAvailable(2));
     } else if (deployer instanceof TfJobDeployer tf) {
       deployer = tf.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(
+          SchedulingPolicy.empty().withQueue("gang").withPriorityClass("high").withMinAvailable(2));
+    } else if (deployer instanceof XGBoostJobDeployer xgb) {
+      deployer = xgb.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(
           SchedulingPolicy.empty().withQueue("gang").withPriorityClass("high").withMinAvailable(2));
     } else {
       return;  // a batch Job has no runPolicy; its lifecycle fields are covered above

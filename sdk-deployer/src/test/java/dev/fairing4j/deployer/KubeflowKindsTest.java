@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** PyTorchJob and TFJob specifics: replica maps, policies, elastic training. */
+/** PyTorchJob, TFJob and XGBoostJob specifics: replica maps, policies, elastic training. */
 class KubeflowKindsTest {
   private static final CrdSchemaValidator VALIDATOR = CrdSchemaValidator.load();
 
@@ -28,6 +28,29 @@ class KubeflowKindsTest {
     assertThat(replicas.get("Worker")).containsEntry("replicas", 2);
     assertThat(Fixtures.<Map<String, Object>>at(render(Deployers.pyTorchJob("solo")), "spec",
         "pytorchReplicaSpecs")).containsOnlyKeys("Master");
+  }
+
+  @Test
+  void anXgboostJobHasOneMasterAndItsWorkersEachWithTheOperatorsContainerAndPort() {
+    Map<String, Object> object = render(Deployers.xgboostJob("iris").workers(2)
+        .restartPolicy(ReplicaType.WORKER, RestartPolicy.ON_FAILURE));
+
+    assertThat(object).containsEntry("apiVersion", "kubeflow.org/v1")
+        .containsEntry("kind", "XGBoostJob");
+    Map<String, Map<String, Object>> replicas = Fixtures.at(object, "spec", "xgbReplicaSpecs");
+    assertThat(replicas.keySet()).containsExactly("Master", "Worker");
+    assertThat(replicas.get("Master")).containsEntry("replicas", 1)
+        .containsEntry("restartPolicy", "Never");
+    assertThat(replicas.get("Worker")).containsEntry("replicas", 2)
+        .containsEntry("restartPolicy", "OnFailure");
+    List<Map<String, Object>> containers = Fixtures.at(object, "spec", "xgbReplicaSpecs",
+        "Worker", "template", "spec", "containers");
+    assertThat(containers.get(0)).containsEntry("name", "xgboost");
+    assertThat(containers.get(0).get("ports")).isEqualTo(List.of(Map.of("name",
+        "xgboostjob-port", "containerPort", 9999)));
+    assertThatThrownBy(() -> Deployers.xgboostJob("iris").restartPolicy(ReplicaType.CHIEF,
+        RestartPolicy.NEVER)).isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("an XGBoostJob has no");
   }
 
   @Test

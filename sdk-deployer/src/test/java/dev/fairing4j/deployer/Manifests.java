@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer;
 
+import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +16,7 @@ final class Manifests {
     if ("Job".equals(object.get("kind"))) {
       return List.of((Map<String, Object>) spec.get("template"));
     }
-    String key = object.get("kind").equals("PyTorchJob") ? "pytorchReplicaSpecs"
-        : "tfReplicaSpecs";
+    String key = operatorKind(object).replicaSpecsField();
     List<Map<String, Object>> templates = new ArrayList<>();
     Map<String, Object> replicas = (Map<String, Object>) spec.get(key);
     replicas.values().forEach(replica ->
@@ -26,8 +26,7 @@ final class Manifests {
 
   /** The pod template of one replica type of a Kubeflow object. */
   static Map<String, Object> podTemplate(Map<String, Object> object, String replicaType) {
-    String key = object.get("kind").equals("PyTorchJob") ? "pytorchReplicaSpecs"
-        : "tfReplicaSpecs";
+    String key = operatorKind(object).replicaSpecsField();
     return Fixtures.at(object, "spec", key, replicaType, "template");
   }
 
@@ -41,11 +40,16 @@ final class Manifests {
 
   /** The training container's name for a kind. */
   static String trainingContainer(Map<String, Object> object) {
-    return switch ((String) object.get("kind")) {
-      case "PyTorchJob" -> "pytorch";
-      case "TFJob" -> "tensorflow";
-      default -> "training";
-    };
+    return TrainingKinds.named((String) object.get("kind"))
+        .map(dev.fairing4j.deployer.internal.kinds.TrainingKind::containerName)
+        .orElse("training");
+  }
+
+  /** The operator's description of the object's kind, as its room provides it. */
+  static dev.fairing4j.deployer.internal.kinds.TrainingKind operatorKind(
+      Map<String, Object> object) {
+    return TrainingKinds.named((String) object.get("kind"))
+        .orElseThrow(() -> new AssertionError("not an operator kind: " + object.get("kind")));
   }
 
   /** Every training container of a training object. */

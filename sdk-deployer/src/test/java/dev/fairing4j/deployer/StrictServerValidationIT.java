@@ -11,6 +11,7 @@ import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SchedulingPolicy;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.kubeflow.XGBoostJobDeployer;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,6 +77,8 @@ class StrictServerValidationIT {
       deployer = pytorch.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(gang);
     } else if (deployer instanceof TfJobDeployer tf) {
       deployer = tf.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(gang);
+    } else if (deployer instanceof XGBoostJobDeployer xgb) {
+      deployer = xgb.cleanPodPolicy(CleanPodPolicy.RUNNING).schedulingPolicy(gang);
     }
 
     assertAccepted(deployer.asDeployer().render(Fixtures.context(), Optional.of(Fixtures.image())));

@@ -67,6 +67,65 @@ class ModuleDescriptorTest {
     }
   }
 
+  /**
+   * A service the SDK finds with {@link java.util.ServiceLoader} is found on both paths: each
+   * module's {@code provides} lists exactly what its {@code META-INF/services} files list (the
+   * class path reads those, the module path ignores them), and the module that loads a service
+   * declares {@code uses} for it (without it, the module path throws ServiceConfigurationError).
+   */
+  @Test
+  void everyProvidedServiceIsDeclaredForBothPathsAndUsedByItsLoader() throws Exception {
+    Set<String> used = new TreeSet<>();
+    Map<String, Set<String>> provided = new TreeMap<>();
+    for (Class<?> anchor : PublicApiTest.MODULES.values()) {
+      ModuleDescriptor descriptor = descriptor(anchor);
+      used.addAll(descriptor.uses());
+      Map<String, Set<String>> declared = new TreeMap<>();
+      descriptor.provides().forEach(p -> declared.put(p.service(), new TreeSet<>(p.providers())));
+      assertThat(declared).as("%s: provides against META-INF/services", descriptor.name())
+          .isEqualTo(serviceFiles(anchor));
+      provided.putAll(declared);
+    }
+    assertThat(provided).as("the SDK provides its kinds and its chart renderer")
+        .containsKeys("dev.fairing4j.deployer.internal.kinds.TrainingKind",
+            "dev.fairing4j.core.internal.ChartRenderer");
+    assertThat(used).as("services some SDK module loads").containsAll(provided.keySet());
+  }
+
+  /** The {@code META-INF/services} entries of the jar or class directory of {@code anchor}. */
+  private static Map<String, Set<String>> serviceFiles(Class<?> anchor) throws Exception {
+    Path location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Map<String, Set<String>> services = new TreeMap<>();
+    if (Files.isDirectory(location)) {
+      Path dir = location.resolve("META-INF/services");
+      if (Files.isDirectory(dir)) {
+        try (var files = Files.list(dir)) {
+          for (Path file : files.toList()) {
+            services.put(file.getFileName().toString(), entries(Files.readString(file)));
+          }
+        }
+      }
+      return services;
+    }
+    try (JarFile jar = new JarFile(location.toFile())) {
+      for (var entry : java.util.Collections.list(jar.entries())) {
+        String name = entry.getName();
+        if (name.startsWith("META-INF/services/") && !entry.isDirectory()) {
+          try (InputStream in = jar.getInputStream(entry)) {
+            services.put(name.substring("META-INF/services/".length()),
+                entries(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+          }
+        }
+      }
+    }
+    return services;
+  }
+
+  private static Set<String> entries(String file) {
+    return file.lines().map(l -> l.replaceAll("#.*", "").trim()).filter(l -> !l.isEmpty())
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
   /** The compiled module-info of the jar or class directory {@code anchor} was loaded from. */
   private static ModuleDescriptor descriptor(Class<?> anchor) throws Exception {
     Path location = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());

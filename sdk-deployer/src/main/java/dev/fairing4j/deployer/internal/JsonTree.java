@@ -47,6 +47,14 @@ public final class JsonTree {
     }
   }
 
+  /**
+   * {@code tree} as Jackson's tree model, for the readers that take one (a kind's
+   * {@link dev.fairing4j.deployer.internal.kinds.TrainingKind} reads its spec so).
+   */
+  public static com.fasterxml.jackson.databind.JsonNode node(Object tree) {
+    return MAPPER.valueToTree(tree);
+  }
+
   /** Prints a tree as compact JSON. */
   public static String toJson(Object tree) {
     try {

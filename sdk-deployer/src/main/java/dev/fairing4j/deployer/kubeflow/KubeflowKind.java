@@ -5,13 +5,14 @@ import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
 import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * A Kubeflow v1 training kind (PyTorchJob, TFJob) as one description: what the two share (API
+ * A Kubeflow v1 training kind (PyTorchJob, TFJob, XGBoostJob) as one description: what the two share (API
  * version, container and port, the run policy, the replica specs keyed by type, the restart
  * targets check) is written once here, and each deployer gives only its own checks and spec
  * fields.
@@ -39,6 +40,13 @@ record KubeflowKind(String kind, String replicaSpecsField, String containerName,
 
   KubeflowKind {
     slots = List.copyOf(slots);
+  }
+
+  /** The kind {@code type} describes (its name, replica-specs field, container and port). */
+  static KubeflowKind of(TrainingKind type, List<ReplicaSlot> slots, KubeflowPolicy policy,
+      Consumer<JobOptions> checks, SpecFields specFields) {
+    return new KubeflowKind(type.kind(), type.replicaSpecsField(), type.containerName(),
+        new NamedPort(type.portName(), type.defaultPort()), slots, policy, checks, specFields);
   }
 
   @Override

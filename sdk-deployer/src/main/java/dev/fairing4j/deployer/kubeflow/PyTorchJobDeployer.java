@@ -9,9 +9,9 @@ import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobKind;
 import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.Quantities;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.kubeflow.internal.PyTorchJobType;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -38,6 +38,7 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
     DeployerKinds.register(PyTorchJobDeployer.class, (deployer, context) -> deployer.kind());
   }
 
+  private static final PyTorchJobType TYPE = new PyTorchJobType();
   /** The container name the operator requires. */
   public static final String CONTAINER = "pytorch";
   /** The port name the operator looks up. */
@@ -210,8 +211,7 @@ public final class PyTorchJobDeployer extends JobDeployer<PyTorchJobDeployer> {
       slots.add(new ReplicaSlot(Optional.of(ReplicaType.WORKER), workers,
           policy.restartPolicy(ReplicaType.WORKER)));
     }
-    return new KubeflowKind("PyTorchJob", "pytorchReplicaSpecs", CONTAINER,
-        new NamedPort(PORT_NAME, PORT), slots, policy,
+    return KubeflowKind.of(TYPE, slots, policy,
         options -> {
           Validators.atLeast("workers", workers, 0);
           if (!master && workers == 0) {

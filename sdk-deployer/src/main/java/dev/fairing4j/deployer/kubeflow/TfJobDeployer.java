@@ -8,8 +8,8 @@ import dev.fairing4j.deployer.ReplicaType;
 import dev.fairing4j.deployer.RestartPolicy;
 import dev.fairing4j.deployer.internal.DeployerKinds;
 import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.NamedPort;
 import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.kubeflow.internal.TfJobType;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -34,6 +34,7 @@ public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
     DeployerKinds.register(TfJobDeployer.class, (deployer, context) -> deployer.kind());
   }
 
+  private static final TfJobType TYPE = new TfJobType();
   /** The container name the operator requires. */
   public static final String CONTAINER = "tensorflow";
   /** The port name the operator looks up. */
@@ -162,8 +163,7 @@ public final class TfJobDeployer extends JobDeployer<TfJobDeployer> {
         slots.add(new ReplicaSlot(Optional.of(type), count, policy.restartPolicy(type)));
       }
     }
-    return new KubeflowKind("TFJob", "tfReplicaSpecs", CONTAINER,
-        new NamedPort(PORT_NAME, PORT), slots, policy, this::check,
+    return KubeflowKind.of(TYPE, slots, policy, this::check,
         (spec, options, templates) -> {
           if (successPolicy != SuccessPolicy.CHIEF_OR_WORKER_ZERO) {
             spec.put("successPolicy", successPolicy.value());

@@ -8,6 +8,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.internal.JobDirectory;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
 import dev.fairing4j.deployer.internal.ServedModel;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
@@ -36,15 +37,18 @@ import java.util.function.Supplier;
 
 /**
  * The training jobs of a Kubernetes cluster for {@link dev.fairing4j.deployer.TrainingClient}:
- * PyTorchJobs, TFJobs, Kubeflow Trainer v2 TrainJobs and the batch Jobs the SDK created
+ * the training operator's kinds (PyTorchJobs, TFJobs, XGBoostJobs), Kubeflow Trainer v2 TrainJobs and the batch Jobs the SDK created
  * (labelled {@code app.kubernetes.io/managed-by=fairing4j}; a TrainJob's own Jobs are its, not
  * listed apart), their pods, and GPU use. A kind whose CRD is not installed is simply absent.
  * Each call reads the pods of a namespace once, not per job.
  */
 final class KubernetesJobDirectory implements JobDirectory {
-  private static final List<ResourceRef> KUBEFLOW = List.of(
-      ResourceRef.of("kubeflow.org/v1", "PyTorchJob"), ResourceRef.of("kubeflow.org/v1", "TFJob"),
-      ResourceRef.of(TrainJobs.API_VERSION, TrainJobs.KIND));
+  private static final List<ResourceRef> KUBEFLOW = java.util.stream.Stream.concat(
+      TrainingKinds.all().stream().map(k -> ResourceRef.of(k.apiVersion(), k.kind())),
+      java.util.stream.Stream.of(ResourceRef.of(TrainJobs.API_VERSION, TrainJobs.KIND))).toList();
+  /** The kinds docs/rbac.yaml granted in 0.1.0. */
+  private static final java.util.Set<String> RBAC_0_1_0 = java.util.Set.of("PyTorchJob", "TFJob",
+      TrainJobs.KIND, JobKinds.BATCH_JOB, JobKinds.DEPLOYMENT, JobKinds.INFERENCE_SERVICE);
   private static final ResourceRef BATCH = ResourceRef.of("batch/v1", JobKinds.BATCH_JOB);
   private static final ResourceRef NODES = ResourceRef.of("v1", "Node");
   private static final ResourceRef DEPLOYMENTS = ResourceRef.of("apps/v1", JobKinds.DEPLOYMENT);
@@ -119,7 +123,7 @@ final class KubernetesJobDirectory implements JobDirectory {
     try {
       return client.listAllNamespaces(kind, selector);
     } catch (KubernetesApiException e) {
-      if (e.httpStatus().filter(s -> s == 404).isPresent()) {
+      if (absent(e, kind)) {
         return List.of(); // the kind's CRD is not installed: no such jobs
       }
       throw e;
@@ -177,8 +181,8 @@ final class KubernetesJobDirectory implements JobDirectory {
   }
 
   /**
-   * The job called {@code name}: PyTorchJob first, then TFJob, then TrainJob, then an SDK batch
-   * Job.
+   * The job called {@code name}: the operator's kinds first (PyTorchJob, TFJob, XGBoostJob),
+   * then TrainJob, then an SDK batch Job.
    */
   private Optional<Found> find(String namespace, String name) {
     KubeRest client = rest.get();
@@ -233,13 +237,24 @@ final class KubernetesJobDirectory implements JobDirectory {
         JsonTree.text(object, "metadata", "name").orElse("")), ServedModel.of(object), timings);
   }
 
+  /**
+   * Whether {@code e} means the user has no such jobs to see: the kind's CRD is not installed
+   * (404), or it is a kind newer than the RBAC document 0.1.0 shipped (XGBoostJob) and the user's
+   * Role, made from that document, does not name it (403). A 403 on the kinds that document
+   * names stays an error, which tells the user what to grant.
+   */
+  private static boolean absent(KubernetesApiException e, ResourceRef kind) {
+    int status = e.httpStatus().orElse(0);
+    return status == 404 || status == 403 && !RBAC_0_1_0.contains(kind.kind());
+  }
+
   /** Reads one object; empty also when the kind's CRD is not installed (404 on the kind). */
   private static Optional<Map<String, Object>> findQuietly(KubeRest client, ResourceRef kind,
       String namespace, String name) {
     try {
       return client.find(kind, Optional.of(namespace), name);
     } catch (KubernetesApiException e) {
-      if (e.httpStatus().filter(s -> s == 404).isPresent()) {
+      if (absent(e, kind)) {
         return Optional.empty();
       }
       throw e;
@@ -266,7 +281,7 @@ final class KubernetesJobDirectory implements JobDirectory {
     try {
       return client.list(kind, Optional.of(namespace), selector, Optional.empty());
     } catch (KubernetesApiException e) {
-      if (e.httpStatus().filter(s -> s == 404).isPresent()) {
+      if (absent(e, kind)) {
         return List.of(); // the kind's CRD is not installed: no such jobs
       }
       throw e;

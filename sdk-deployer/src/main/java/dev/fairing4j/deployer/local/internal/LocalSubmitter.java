@@ -156,9 +156,8 @@ public final class LocalSubmitter {
       env.putAll(context.env());
       env.putAll(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
-      env.putAll(OperatorEnv.of(plan, id, ports));
+      env.putAll(OperatorEnv.of(plan, id, ports, hostsFile.isPresent()));
       SubmitSteps.serverHost(plan, settings, env);
-      hostsFile.ifPresent(hosts -> OperatorEnv.nameRendezvousHost(plan, env));
       deps.ifPresent(d -> {
         String seen = sandbox.isolates() ? join(staged.workingDir(), ".deps") : d.toString();
         env.merge("PYTHONPATH", seen, (old, added) -> old.isEmpty() ? added : old + ":" + added);

@@ -113,7 +113,7 @@ public final class PodmanSubmitter {
       // The image brings PATH, HOME and the context's env; the pod adds its own on top.
       Map<String, String> env = new LinkedHashMap<>(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
-      env.putAll(OperatorEnv.of(plan, id, ports));
+      env.putAll(OperatorEnv.of(plan, id, ports, false));
       SubmitSteps.serverHost(plan, local, env);
       Map<String, String> defined = new LinkedHashMap<>(context.env());
       defined.putAll(env);

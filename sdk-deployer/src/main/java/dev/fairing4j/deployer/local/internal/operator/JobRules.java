@@ -1,5 +1,7 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
+import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.LocalKind;
 import dev.fairing4j.core.JobPhase;
@@ -8,12 +10,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * When a job has succeeded or failed, by the operator's rules (CONTRACT.md, "Status"): a
- * PyTorchJob with a Master follows the Master; a TFJob follows its Chief, else worker-0 (or all
- * workers with successPolicy AllWorkers); a plain Job needs all its completions, and so does a
+ * When a job has succeeded or failed, by the operator's rules (CONTRACT.md, "Status"): an
+ * operator kind succeeds by its {@link TrainingKind}'s rule (a PyTorchJob follows its Master, a
+ * TFJob its Chief...); a plain Job needs all its completions, and so does a
  * TrainJob's node Job, whose JobSet then completes. Any replica that
  * failed for good fails the job.
  */
@@ -45,18 +48,19 @@ final class JobRules {
       return Optional.of(new Outcome(JobPhase.FAILED, job + " is failed because "
           + first.getValue() + " " + first.getKey() + " replica(s) failed."));
     }
-    boolean succeeded = switch (plan.kind()) {
-      case PYTORCH -> plan.group("Master").isPresent()
-          ? allSucceeded(replicas, "Master")
-          : allSucceeded(replicas, "Worker");
-      case TF -> tfSucceeded(plan, replicas);
+    boolean succeeded;
+    if (plan.kind() == LocalKind.TRAINJOB) {
       // The JobSet completes when its one Job has all numNodes completions.
-      case TRAINJOB -> allSucceeded(replicas, TrainJobs.NODE);
-      case BATCH -> replicas.stream().filter(r -> r.phase.equals("Succeeded")).count()
+      succeeded = allSucceeded(replicas, TrainJobs.NODE);
+    } else if (plan.kind() == LocalKind.BATCH) {
+      succeeded = replicas.stream().filter(r -> r.phase.equals("Succeeded")).count()
           >= plan.batch().map(JobPlan.Batch::completions).orElse(1);
+    } else if (plan.kind() == LocalKind.DEPLOYMENT) {
       // A Deployment serves until it is deleted: its pods restart Always and never complete.
-      case DEPLOYMENT -> false;
-    };
+      succeeded = false;
+    } else {
+      succeeded = operatorRule(plan, replicas);
+    }
     String done = plan.kind() == LocalKind.TRAINJOB ? "jobset completed successfully"
         : job + " is successfully completed.";
     return succeeded
@@ -70,17 +74,17 @@ final class JobRules {
         + TrainJobs.jobName(plan.name(), TrainJobs.NODE) + ")";
   }
 
-  private static boolean tfSucceeded(JobPlan plan, Collection<ReplicaState> replicas) {
-    for (String chief : List.of("Chief", "Master")) {
-      if (plan.group(chief).filter(g -> g.replicas() > 0).isPresent()) {
-        return allSucceeded(replicas, chief);
-      }
-    }
-    if (plan.successPolicy().equals("AllWorkers")) {
-      return allSucceeded(replicas, "Worker");
-    }
-    return replicas.stream().anyMatch(r -> r.id.type().equals("Worker") && r.id.index() == 0
-        && r.phase.equals("Succeeded"));
+  /** The kind's own rule, asked with each replica's phase. */
+  private static boolean operatorRule(JobPlan plan, Collection<ReplicaState> replicas) {
+    TrainingKind kind = plan.kind().operatorKind().orElseThrow();
+    Set<ReplicaTopology.Replica> done = replicas.stream()
+        .filter(r -> r.phase.equals("Succeeded"))
+        .map(r -> new ReplicaTopology.Replica(r.id.type(), r.id.index()))
+        .collect(Collectors.toSet());
+    List<ReplicaTopology.Group> groups = plan.groups().stream()
+        .map(g -> new ReplicaTopology.Group(g.type(), g.replicas(), 0)).toList();
+    return kind.succeeded(plan.spec(), new ReplicaTopology(plan.name(), plan.namespace(),
+        groups, ReplicaTopology.Network.cluster()), done::contains);
   }
 
   private static boolean allSucceeded(Collection<ReplicaState> replicas, String type) {

@@ -1,5 +1,7 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,9 +21,9 @@ import java.util.Optional;
  * @param groups replica groups in start order
  * @param backoffLimit {@code runPolicy.backoffLimit} (Job: {@code spec.backoffLimit}, default 6)
  * @param activeDeadlineSeconds the deadline the local cluster enforces itself
- * @param nprocPerNode PyTorchJob's {@code nprocPerNode}, if written
- * @param elasticPolicy PyTorchJob's {@code elasticPolicy}; empty when the job is not elastic
- * @param successPolicy TFJob's {@code successPolicy} ("" or "AllWorkers")
+ * @param spec the operator kind's {@code spec} as written, which its {@link
+ *     dev.fairing4j.deployer.internal.kinds.TrainingKind} reads (nprocPerNode, elasticPolicy,
+ *     successPolicy); empty for the kinds the local cluster reads itself
  * @param batch completions and parallelism of a plain Job
  * @param cleanPodPolicy which replicas are stopped when the job's own rules end it
  *     ({@code runPolicy.cleanPodPolicy}, default None); a plain Job stops its active pods, as
@@ -30,15 +32,17 @@ import java.util.Optional;
  */
 public record JobPlan(LocalKind kind, String name, String namespace, List<Group> groups,
     Optional<Integer> backoffLimit, Optional<Long> activeDeadlineSeconds,
-    Optional<String> nprocPerNode, Map<String, Object> elasticPolicy, String successPolicy,
-    Optional<Batch> batch, CleanPodPolicy cleanPodPolicy, List<Map<String, Object>> objects) {
+    JsonNode spec, Optional<Batch> batch, CleanPodPolicy cleanPodPolicy, List<Map<String, Object>> objects) {
 
-  /** Copies the collections. */
+  /** The {@code spec} of a kind whose spec no {@code TrainingKind} reads. */
+  public static final JsonNode NO_SPEC = JsonNodeFactory.instance.objectNode();
+
+  /** Copies the collections; {@code spec} is copied, so the plan's stays as read. */
   public JobPlan {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(cleanPodPolicy, "cleanPodPolicy");
     groups = List.copyOf(groups);
-    elasticPolicy = Map.copyOf(elasticPolicy);
+    spec = spec.deepCopy();
     objects = List.copyOf(objects);
   }
 

@@ -2,7 +2,9 @@ package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,40 +39,48 @@ public final class ManifestReader {
     String kindName = Maps.string(object, "kind").orElse(job.kind());
     LocalKind kind = LocalKind.of(kindName).orElseThrow(() -> InvalidInputException.of("kind",
         "the local cluster cannot run a " + kindName,
-        "run PyTorchJob, TFJob, TrainJob, batch/v1 Job or a serving Deployment locally, or use"
+        "run " + String.join(", ", LocalKind.names()) + " locally, or use"
             + " Clusters.kubernetes()"));
     Map<String, Object> spec = Maps.map(object, "spec");
-    return switch (kind) {
-      case BATCH -> readBatch(job, spec);
-      case TRAINJOB -> TrainJobReader.read(job, spec);
-      case DEPLOYMENT -> readDeployment(job, spec);
-      default -> readKubeflow(job, kind, spec);
-    };
+    if (kind == LocalKind.BATCH) {
+      return readBatch(job, spec);
+    }
+    if (kind == LocalKind.TRAINJOB) {
+      return TrainJobReader.read(job, spec);
+    }
+    if (kind == LocalKind.DEPLOYMENT) {
+      return readDeployment(job, spec);
+    }
+    return readOperatorKind(job, kind, kind.operatorKind().orElseThrow(), spec);
   }
 
-  private static JobPlan readKubeflow(RenderedJob job, LocalKind kind, Map<String, Object> spec) {
-    Map<String, Object> replicaSpecs = Maps.map(spec, kind.replicaKey());
+  private static JobPlan readOperatorKind(RenderedJob job, LocalKind kind,
+      TrainingKind operatorKind, Map<String, Object> spec) {
+    String specsPath = "spec." + operatorKind.replicaSpecsField();
+    Map<String, Object> replicaSpecs = Maps.map(spec, operatorKind.replicaSpecsField());
     if (replicaSpecs.isEmpty()) {
-      throw InvalidInputException.of("spec." + kind.replicaKey(), "is missing or empty",
+      throw InvalidInputException.of(specsPath, "is missing or empty",
           "give at least one replica spec");
     }
     for (String type : replicaSpecs.keySet()) {
       if (!kind.replicaTypes().contains(type)) {
-        throw InvalidInputException.of("spec." + kind.replicaKey() + "." + type,
+        throw InvalidInputException.of(specsPath + "." + type,
             "is not a " + kind.kind() + " replica type",
             "use " + String.join(", ", kind.replicaTypes()));
       }
     }
-    if (replicaSpecs.containsKey("Chief") && replicaSpecs.containsKey("Master")) {
-      throw InvalidInputException.of("spec.tfReplicaSpecs", "has both Chief and Master",
-          "keep Chief only; Master is its old alias");
+    Map<String, Integer> replicasByType = new LinkedHashMap<>();
+    for (String type : replicaSpecs.keySet()) {
+      replicasByType.put(type, count(specsPath + "." + type + ".replicas",
+          Maps.at(Maps.map(replicaSpecs, type), "replicas"), 1));
     }
+    operatorKind.checkReplicas(specsPath, replicasByType);
     List<JobPlan.Group> groups = new ArrayList<>();
     for (String type : kind.replicaTypes()) {
       if (!replicaSpecs.containsKey(type)) {
         continue;
       }
-      String field = "spec." + kind.replicaKey() + "." + type;
+      String field = specsPath + "." + type;
       Map<String, Object> replicaSpec = Maps.map(replicaSpecs, type);
       int replicas = count(field + ".replicas", Maps.at(replicaSpec, "replicas"), 1);
       RestartPolicy policy = Maps.string(replicaSpec, "restartPolicy")
@@ -80,20 +90,10 @@ public final class ManifestReader {
           kind.containerName());
       groups.add(new JobPlan.Group(type, replicas, policy, pod));
     }
-    if (kind == LocalKind.PYTORCH) {
-      groups.stream().filter(g -> g.type().equals("Master")).findFirst().ifPresent(master -> {
-        if (master.replicas() != 1) {
-          throw InvalidInputException.of("spec.pytorchReplicaSpecs.Master.replicas",
-              "is " + master.replicas() + "; the operator requires exactly 1", "set it to 1");
-        }
-      });
-    }
     Map<String, Object> runPolicy = Maps.map(spec, "runPolicy");
     return new JobPlan(kind, job.name(), job.namespace(), groups,
         Maps.number(runPolicy, "backoffLimit").map(Long::intValue),
-        Maps.number(runPolicy, "activeDeadlineSeconds"),
-        Maps.string(spec, "nprocPerNode"), Maps.map(spec, "elasticPolicy"),
-        Maps.string(spec, "successPolicy").orElse(""), Optional.empty(),
+        Maps.number(runPolicy, "activeDeadlineSeconds"), JsonTree.node(spec), Optional.empty(),
         cleanPodPolicy(runPolicy), job.objects());
   }
 
@@ -114,7 +114,7 @@ public final class ManifestReader {
     JobPlan.Group group = new JobPlan.Group(BatchNames.TYPE, completions, policy, pod);
     return new JobPlan(LocalKind.BATCH, job.name(), job.namespace(), List.of(group),
         Optional.of(Maps.number(spec, "backoffLimit").map(Long::intValue).orElse(6)),
-        Maps.number(spec, "activeDeadlineSeconds"), Optional.empty(), Map.of(), "",
+        Maps.number(spec, "activeDeadlineSeconds"), JobPlan.NO_SPEC,
         Optional.of(new JobPlan.Batch(completions, Math.max(1, Math.min(parallelism,
             completions)), indexed)), CleanPodPolicy.RUNNING, job.objects());
   }
@@ -128,7 +128,7 @@ public final class ManifestReader {
     String type = LocalKind.DEPLOYMENT.replicaTypes().get(0);
     return new JobPlan(LocalKind.DEPLOYMENT, job.name(), job.namespace(),
         List.of(new JobPlan.Group(type, replicas, RestartPolicy.ALWAYS, pod)), Optional.empty(),
-        Optional.empty(), Optional.empty(), Map.of(), "", Optional.empty(),
+        Optional.empty(), JobPlan.NO_SPEC, Optional.empty(),
         CleanPodPolicy.RUNNING, job.objects());
   }
 

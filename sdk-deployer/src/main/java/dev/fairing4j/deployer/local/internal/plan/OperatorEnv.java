@@ -1,70 +1,85 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import dev.fairing4j.deployer.trainer.internal.TrainerTopology;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * The environment the Kubeflow training operator (or the Job controller, or the Trainer's torch
- * plugin) injects into a replica, exactly as CONTRACT.md lists it, with what the network changes: host names become
- * {@code 127.0.0.1} and ports become the job's free local ports.
+ * plugin) injects into a replica, exactly as CONTRACT.md lists it, with what the network changes:
+ * host names become {@code 127.0.0.1} and ports become the job's free local ports. An operator
+ * kind's variables come from its {@link TrainingKind}, given the job's replicas on this
+ * machine's network.
  */
 public final class OperatorEnv {
   /** Where every replica finds the others: all run on this machine. */
   public static final String LOOPBACK = "127.0.0.1";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private OperatorEnv() {}
 
-  /** The injected variables for {@code replica}, in the order the operator adds them. */
-  public static Map<String, String> of(JobPlan plan, ReplicaId replica, JobPorts ports) {
-    return switch (plan.kind()) {
-      case PYTORCH -> pyTorch(plan, replica, ports);
-      case TF -> tensorFlow(plan, replica, ports);
-      case TRAINJOB -> torchPlugin(plan, replica, ports);
-      case BATCH -> batch(plan, replica);
-      case DEPLOYMENT -> serving(plan, replica, ports);
-    };
+  /**
+   * The injected variables for {@code replica}, in the order the operator adds them.
+   *
+   * @param podHosts whether the replica resolves the pods' host names ({@link PodHosts}), so a
+   *     server that must know itself by name (torch's rendezvous store) can be named so
+   */
+  public static Map<String, String> of(JobPlan plan, ReplicaId replica, JobPorts ports,
+      boolean podHosts) {
+    if (plan.kind() == LocalKind.TRAINJOB) {
+      return torchPlugin(plan, replica, ports);
+    }
+    if (plan.kind() == LocalKind.BATCH) {
+      return batch(plan, replica);
+    }
+    if (plan.kind() == LocalKind.DEPLOYMENT) {
+      return serving(plan, replica, ports);
+    }
+    TrainingKind kind = plan.kind().operatorKind().orElseThrow();
+    return kind.injectedEnv(plan.spec(), topology(plan, ports, podHosts),
+        new ReplicaTopology.Replica(replica.type(), replica.index()));
   }
 
-  private static Map<String, String> pyTorch(JobPlan plan, ReplicaId replica, JobPorts ports) {
-    Map<String, String> env = new LinkedHashMap<>();
-    String nproc = plan.nprocPerNode().orElse("auto");
-    int total = plan.totalReplicas();
-    env.put("PYTHONUNBUFFERED", "1");
-    env.put("PET_NPROC_PER_NODE", nproc);
-    env.put("PET_NNODES", plan.elasticPolicy().isEmpty() ? String.valueOf(total)
-        : Maps.number(plan.elasticPolicy(), "minReplicas").orElse((long) total) + ":"
-            + Maps.number(plan.elasticPolicy(), "maxReplicas").orElse((long) total));
-    plan.group("Master").ifPresent(master -> {
-      String masterPod = ReplicaId.of(plan, master, 0).podName();
-      String port = String.valueOf(ports.local(masterPod, JobPorts.operatorPort(plan, master))
-          .orElseThrow());
-      env.put("MASTER_ADDR", LOOPBACK);
-      env.put("PET_MASTER_ADDR", LOOPBACK);
-      env.put("MASTER_PORT", port);
-      env.put("PET_MASTER_PORT", port);
-      // WORLD_SIZE counts processes; a non-numeric nprocPerNode ("auto", "cpu", "gpu") counts 1.
-      env.put("WORLD_SIZE", String.valueOf(total * numericOrOne(nproc)));
-      String rank = String.valueOf(replica.type().equals("Worker") ? replica.index() + 1
-          : replica.index());
-      env.put("RANK", rank);
-      env.put("PET_NODE_RANK", rank);
-    });
-    if (!plan.elasticPolicy().isEmpty()) {
-      elastic(plan, ports, env);
+  /** The job's replicas as its kind sees them, on the loopback address and local ports. */
+  static ReplicaTopology topology(JobPlan plan, JobPorts ports, boolean podHosts) {
+    List<ReplicaTopology.Group> groups = plan.groups().stream()
+        .map(g -> new ReplicaTopology.Group(g.type(), g.replicas(), JobPorts.operatorPort(plan, g)))
+        .toList();
+    return new ReplicaTopology(plan.name(), plan.namespace(), groups, new LocalNetwork(plan,
+        ports, podHosts));
+  }
+
+  /** One loopback address for every pod, a free local port for each pod's declared port. */
+  private record LocalNetwork(JobPlan plan, JobPorts ports, boolean podHosts)
+      implements ReplicaTopology.Network {
+    @Override
+    public String host(ReplicaTopology topology, ReplicaTopology.Replica replica,
+        boolean qualified) {
+      return LOOPBACK;
     }
-    return env;
+
+    @Override
+    public String ownHost(ReplicaTopology topology, ReplicaTopology.Replica replica) {
+      return podHosts ? pod(replica) : LOOPBACK;
+    }
+
+    @Override
+    public int port(ReplicaTopology topology, ReplicaTopology.Replica replica, int port) {
+      return ports.local(pod(replica), port).orElse(port);
+    }
+
+    @Override
+    public String named(String host) {
+      return LOOPBACK;
+    }
+
+    private String pod(ReplicaTopology.Replica replica) {
+      return plan.group(replica.type()).map(g -> ReplicaId.of(plan, g, replica.index())
+          .podName()).orElse(replica.podName(plan.name()));
+    }
   }
 
   /**
@@ -80,75 +95,6 @@ public final class OperatorEnv {
     env.put("PET_MASTER_ADDR", LOOPBACK);
     env.put("PET_MASTER_PORT", String.valueOf(ports.local(master, TrainJobs.MASTER_PORT)
         .orElseThrow()));
-    return env;
-  }
-
-  /**
-   * Where replicas have pod host names ({@link PodHosts}): an elastic job's rendezvous endpoint
-   * names Worker 0 as the operator's does ({@code <job>-worker-0:<local port>}), so torch lets
-   * Worker 0 alone host the rendezvous store. A {@code rdzvHost} the user set stays.
-   */
-  public static void nameRendezvousHost(JobPlan plan, Map<String, String> env) {
-    String endpoint = env.get("PET_RDZV_ENDPOINT");
-    if (endpoint == null || plan.elasticPolicy().containsKey("rdzvHost")
-        || !endpoint.startsWith(LOOPBACK + ":")) {
-      return;
-    }
-    plan.group("Worker").ifPresent(worker -> env.put("PET_RDZV_ENDPOINT",
-        ReplicaId.of(plan, worker, 0).podName() + endpoint.substring(LOOPBACK.length())));
-  }
-
-  private static void elastic(JobPlan plan, JobPorts ports, Map<String, String> env) {
-    Map<String, Object> policy = plan.elasticPolicy();
-    // The operator points the rendezvous at worker-0 unless rdzvHost/rdzvPort say otherwise;
-    // every host here is the loopback address.
-    Optional<JobPlan.Group> worker = plan.group("Worker");
-    int declared = Maps.number(policy, "rdzvPort").map(Long::intValue)
-        .orElseGet(() -> worker.map(w -> JobPorts.operatorPort(plan, w))
-            .orElse(plan.kind().defaultPort()));
-    int port = worker.flatMap(w -> ports.local(ReplicaId.of(plan, w, 0).podName(), declared))
-        .orElse(declared);
-    env.put("PET_RDZV_ENDPOINT", LOOPBACK + ":" + port);
-    env.put("PET_RDZV_BACKEND", Maps.string(policy, "rdzvBackend").orElse("c10d"));
-    Maps.string(policy, "maxRestarts").ifPresent(v -> env.put("PET_MAX_RESTARTS", v));
-    Maps.string(policy, "rdzvId").ifPresent(v -> env.put("PET_RDZV_ID", v));
-    List<Map<String, Object>> conf = Maps.maps(policy, "rdzvConf");
-    if (!conf.isEmpty()) {
-      env.put("PET_RDZV_CONF", conf.stream()
-          .map(kv -> Maps.string(kv, "key").orElse("") + "=" + Maps.string(kv, "value").orElse(""))
-          .collect(Collectors.joining(",")));
-    }
-  }
-
-  private static Map<String, String> tensorFlow(JobPlan plan, ReplicaId replica,
-      JobPorts ports) {
-    Map<String, String> env = new LinkedHashMap<>();
-    if (plan.totalReplicas() <= 1) {
-      return env;
-    }
-    // Go's json.Marshal sorts map keys: the cluster's replica types come out in sorted order.
-    SortedMap<String, List<String>> cluster = new TreeMap<>();
-    for (JobPlan.Group group : plan.groups()) {
-      List<String> addresses = new ArrayList<>();
-      for (int i = 0; i < group.replicas(); i++) {
-        String pod = ReplicaId.of(plan, group, i).podName();
-        addresses.add(LOOPBACK + ":"
-            + ports.local(pod, JobPorts.operatorPort(plan, group)).orElseThrow());
-      }
-      cluster.put(group.lowerType(), addresses);
-    }
-    Map<String, Object> task = new LinkedHashMap<>();
-    task.put("type", replica.type().toLowerCase(java.util.Locale.ROOT));
-    task.put("index", replica.index());
-    Map<String, Object> config = new LinkedHashMap<>();
-    config.put("cluster", cluster);
-    config.put("task", task);
-    config.put("environment", "cloud");
-    try {
-      env.put("TF_CONFIG", JSON.writeValueAsString(config));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write TF_CONFIG", e);
-    }
     return env;
   }
 
@@ -168,13 +114,5 @@ public final class OperatorEnv {
         .findFirst()).flatMap(declared -> ports.local(replica.podName(), declared))
         .ifPresent(local -> env.put("PORT", String.valueOf(local)));
     return env;
-  }
-
-  private static int numericOrOne(String nproc) {
-    try {
-      return Math.max(1, Integer.parseInt(nproc.trim()));
-    } catch (NumberFormatException e) {
-      return 1;
-    }
   }
 }

@@ -21,11 +21,9 @@ public record ReplicaId(String type, int index, String podName, String shortName
 
   static ReplicaId of(JobPlan plan, JobPlan.Group group, int index) {
     String lower = group.type().toLowerCase(Locale.ROOT);
-    String pod = switch (plan.kind()) {
-      case BATCH -> plan.name() + "-" + index;
-      case TRAINJOB -> TrainJobs.podHostname(plan.name(), lower, index);
-      default -> plan.name() + "-" + lower + "-" + index;
-    };
+    String pod = plan.kind() == LocalKind.BATCH ? plan.name() + "-" + index
+        : plan.kind() == LocalKind.TRAINJOB ? TrainJobs.podHostname(plan.name(), lower, index)
+        : plan.name() + "-" + lower + "-" + index;
     return new ReplicaId(group.type(), index, pod, lower + "-" + index,
         group.pod().container().name());
   }

@@ -69,8 +69,7 @@ final class TrainJobReader {
     // The JobSet deletes the Jobs still active when it ends (CONTRACT.md (g)): like Running.
     return new JobPlan(LocalKind.TRAINJOB, job.name(), job.namespace(), List.of(group),
         Optional.of(runtime.backoffLimit()), Maps.number(spec, "activeDeadlineSeconds"),
-        Maps.at(trainer, "numProcPerNode").map(String::valueOf), Map.of(), "",
-        Optional.empty(), CleanPodPolicy.RUNNING, job.objects());
+        JobPlan.NO_SPEC, Optional.empty(), CleanPodPolicy.RUNNING, job.objects());
   }
 
   /** The pod spec the runtime patch (v2.3) or override (v2.0) for the node job sets. */

@@ -124,7 +124,6 @@ class ManifestReaderTest {
     assertThat(group.pod().labels()).containsEntry("team", "a");
     assertThat(plan.backoffLimit()).contains(6);
     assertThat(plan.activeDeadlineSeconds()).contains(60L);
-    assertThat(plan.nprocPerNode()).contains("2");
     assertThat(JobPorts.operatorPort(plan, group)).isEqualTo(29500);
   }
 

@@ -20,7 +20,8 @@ class OperatorEnvTest {
     int masterPort = ports.local("mnist-master-0", 23456).orElseThrow();
 
     Map<String, Map<String, String>> envs = new LinkedHashMap<>();
-    plan.replicas().forEach(id -> envs.put(id.shortName(), OperatorEnv.of(plan, id, ports)));
+    plan.replicas().forEach(id -> envs.put(id.shortName(),
+        OperatorEnv.of(plan, id, ports, false)));
 
     assertThat(envs.keySet()).containsExactly("master-0", "worker-0", "worker-1");
     Map<String, String> rank = Map.of("master-0", "0", "worker-0", "1", "worker-1", "2");
@@ -44,7 +45,7 @@ class OperatorEnvTest {
         Manifests.container("pytorch", CMD, Map.of(), 23456, "pytorchjob-port"), "OnFailure",
         Map.of(), List.of(), "2"));
     Map<String, String> env = OperatorEnv.of(plan, plan.replicas().get(1),
-        JobPorts.allocate(plan));
+        JobPorts.allocate(plan), false);
 
     assertThat(env).containsEntry("PET_NPROC_PER_NODE", "2").containsEntry("WORLD_SIZE", "4")
         .containsEntry("RANK", "1").containsEntry("PET_NNODES", "2");
@@ -60,7 +61,7 @@ class OperatorEnvTest {
     String w1 = "127.0.0.1:" + ports.local("dist-worker-1", 2222).orElseThrow();
     ReplicaId worker1 = plan.replicas().get(3);
 
-    Map<String, String> env = OperatorEnv.of(plan, worker1, ports);
+    Map<String, String> env = OperatorEnv.of(plan, worker1, ports, false);
 
     assertThat(worker1.shortName()).isEqualTo("worker-1");
     assertThat(env).containsOnlyKeys("TF_CONFIG");
@@ -78,14 +79,15 @@ class OperatorEnvTest {
                 Manifests.container("tensorflow", CMD, Map.of(), 2222, "tfjob-port"),
                 List.of())))))));
 
-    assertThat(OperatorEnv.of(plan, plan.replicas().get(0), JobPorts.allocate(plan))).isEmpty();
+    assertThat(OperatorEnv.of(plan, plan.replicas().get(0), JobPorts.allocate(plan), false))
+        .isEmpty();
   }
 
   @Test
   void indexedJobGetsItsCompletionIndex() {
     JobPlan plan = ManifestReader.read(Manifests.indexedJob("ix", 3, CMD));
 
-    assertThat(OperatorEnv.of(plan, plan.replicas().get(2), JobPorts.allocate(plan)))
+    assertThat(OperatorEnv.of(plan, plan.replicas().get(2), JobPorts.allocate(plan), false))
         .containsExactly(Map.entry("JOB_COMPLETION_INDEX", "2"));
     assertThat(plan.replicas()).extracting(ReplicaId::podName)
         .containsExactly("ix-0", "ix-1", "ix-2");
@@ -102,12 +104,87 @@ class OperatorEnvTest {
             Map.of("name", "el"), "spec", spec))));
     JobPorts ports = JobPorts.allocate(plan);
 
-    Map<String, String> env = OperatorEnv.of(plan, plan.replicas().get(1), ports);
+    Map<String, String> env = OperatorEnv.of(plan, plan.replicas().get(1), ports, false);
 
     assertThat(env).containsEntry("PET_NNODES", "1:3")
         .containsEntry("PET_RDZV_ENDPOINT", "127.0.0.1:"
             + ports.local("el-worker-0", 23456).orElseThrow())
         .containsEntry("PET_RDZV_BACKEND", "c10d").containsEntry("PET_MAX_RESTARTS", "5")
         .containsEntry("PET_RDZV_ID", "run-1").doesNotContainKeys("MASTER_ADDR", "RANK");
+  }
+
+  @Test
+  void anElasticJobsRendezvousNamesWorkerZeroWhenPodHostsResolve() {
+    Map<String, Object> spec = Map.of("pytorchReplicaSpecs", Map.of("Worker",
+        Manifests.replicaSpec(2, "OnFailure", Manifests.container("pytorch", CMD, Map.of(),
+            23456, "pytorchjob-port"), List.of())), "elasticPolicy",
+        Map.of("minReplicas", 2, "maxReplicas", 2));
+    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.internal.RenderedJob(
+        "PyTorchJob", "el", "default", List.of(Map.of("kind", "PyTorchJob", "metadata",
+            Map.of("name", "el"), "spec", spec))));
+    JobPorts ports = JobPorts.allocate(plan);
+
+    Map<String, String> env = OperatorEnv.of(plan, plan.replicas().get(1), ports, true);
+
+    assertThat(env).containsEntry("PET_RDZV_ENDPOINT", "el-worker-0:"
+        + ports.local("el-worker-0", 23456).orElseThrow());
+  }
+
+  @Test
+  void xgboostJobGetsTheOperatorsVariablesInItsOrder() {
+    JobPlan plan = ManifestReader.read(xgboostJob("xgb", 2));
+    JobPorts ports = JobPorts.allocate(plan);
+    String masterPort = String.valueOf(ports.local("xgb-master-0", 9999).orElseThrow());
+    String workerPort = String.valueOf(ports.local("xgb-worker-0", 9999).orElseThrow());
+
+    Map<String, Map<String, String>> envs = new LinkedHashMap<>();
+    plan.replicas().forEach(id -> envs.put(id.shortName(),
+        OperatorEnv.of(plan, id, ports, false)));
+
+    assertThat(envs.keySet()).containsExactly("master-0", "worker-0", "worker-1");
+    Map<String, String> rank = Map.of("master-0", "0", "worker-0", "1", "worker-1", "2");
+    envs.forEach((replica, env) -> assertThat(env).as(replica).containsExactly(
+        Map.entry("MASTER_PORT", masterPort),
+        Map.entry("MASTER_ADDR", "127.0.0.1"),
+        Map.entry("WORLD_SIZE", "3"),
+        Map.entry("RANK", rank.get(replica)),
+        Map.entry("PYTHONUNBUFFERED", "0"),
+        Map.entry("WORKER_PORT", workerPort),
+        Map.entry("WORKER_ADDRS", "127.0.0.1,127.0.0.1")));
+    assertThat(masterPort).isNotEqualTo("9999").isNotEqualTo(workerPort);
+  }
+
+  @Test
+  void aMasterOnlyXgboostJobGetsNoWorkerVariables() {
+    JobPlan plan = ManifestReader.read(xgboostJob("solo", 0));
+
+    assertThat(OperatorEnv.of(plan, plan.replicas().get(0), JobPorts.allocate(plan), false))
+        .containsOnlyKeys("MASTER_PORT", "MASTER_ADDR", "WORLD_SIZE", "RANK", "PYTHONUNBUFFERED")
+        .containsEntry("WORLD_SIZE", "1").containsEntry("RANK", "0");
+  }
+
+  @Test
+  void anXgboostJobWithoutAMasterIsRefusedAsTheWebhookRefusesIt() {
+    Map<String, Object> worker = Manifests.replicaSpec(2, "Never", Manifests.container("xgboost",
+        CMD, Map.of(), 9999, "xgboostjob-port"), List.of());
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ManifestReader.read(
+        new dev.fairing4j.deployer.internal.RenderedJob("XGBoostJob", "nomaster", "default",
+            List.of(Map.of("kind", "XGBoostJob", "metadata", Map.of("name", "nomaster"),
+                "spec", Map.of("xgbReplicaSpecs", Map.of("Worker", worker)))))))
+        .isInstanceOf(dev.fairing4j.core.InvalidInputException.class)
+        .hasMessageContaining("spec.xgbReplicaSpecs.Master");
+  }
+
+  static dev.fairing4j.deployer.internal.RenderedJob xgboostJob(String name, int workers) {
+    Map<String, Object> container = Manifests.container("xgboost", CMD, Map.of(), 9999,
+        "xgboostjob-port");
+    Map<String, Object> specs = new LinkedHashMap<>();
+    specs.put("Master", Manifests.replicaSpec(1, "Never", container, List.of()));
+    if (workers > 0) {
+      specs.put("Worker", Manifests.replicaSpec(workers, "Never", container, List.of()));
+    }
+    return new dev.fairing4j.deployer.internal.RenderedJob("XGBoostJob", name, "default",
+        List.of(Map.of("kind", "XGBoostJob", "metadata", Map.of("name", name), "spec",
+            Map.of("xgbReplicaSpecs", specs))));
   }
 }
