@@ -324,15 +324,18 @@ public final class StreamingLogStream implements LogStream {
           trackedFrom = seen.resumeFrom();
           trackedFirst = null;
         }
-        boolean newInstance = !id.equals(tracked);
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
         // The status can lag the kubelet: the instance it names may already have been replaced,
         // and the stream then follows its successor, which may run for hours. Where containers
-        // restart in place, the status is checked while a new instance's stream is young; if it
-        // names another instance, the stream is cut and the loop reads what was missed.
+        // restart in place, the status is checked while a stream is young; if it names another
+        // instance, the stream is cut and the loop reads what was missed. A stream reopened on
+        // the instance already followed is checked too: when that instance's stream ended
+        // because it exited, the reopened one is its successor's while the status still names
+        // it (seen in CI: the first run's log was then read only after the pod ended, when the
+        // kubelet had removed it).
         AtomicReference<LogConnection> streaming = new AtomicReference<>();
-        Thread verifier = newInstance && restartsInPlace(current.get())
+        Thread verifier = restartsInPlace(current.get())
             ? verify(name, container, id, streaming) : null;
         Read followed;
         try {
