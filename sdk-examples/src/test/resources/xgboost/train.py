@@ -27,6 +27,8 @@ def shard(rank, rows=2000):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--eta", type=float, default=0.3)
+    parser.add_argument("--max-depth", type=int, default=3)
     parser.add_argument("--world-size", type=int, default=0,
                         help="override WORLD_SIZE (a hard-coded world is a classic mistake)")
     args = parser.parse_args()
@@ -41,9 +43,9 @@ def main():
     env = {"DMLC_TRACKER_URI": host, "DMLC_TRACKER_PORT": port, "DMLC_TASK_ID": str(rank)}
     with collective.CommunicatorContext(**env):
         x, y = shard(collective.get_rank())
-        booster = xgb.train({"objective": "binary:logistic", "tree_method": "hist",
-                             "max_depth": 3, "eta": 0.3}, xgb.DMatrix(x, label=y),
-                            num_boost_round=args.rounds)
+        params = {"objective": "binary:logistic", "tree_method": "hist",
+                  "max_depth": args.max_depth, "eta": args.eta}
+        booster = xgb.train(params, xgb.DMatrix(x, label=y), num_boost_round=args.rounds)
         predictions = booster.predict(xgb.DMatrix(x))
         accuracy = float(((predictions > 0.5) == y).mean())
         digest = hashlib.sha256(booster.save_raw("json")).hexdigest()[:16]

@@ -1,8 +1,7 @@
 package dev.fairing4j.builder;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.builder.preprocess.internal.EntrySource;
 import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
 import dev.fairing4j.builder.preprocess.internal.PythonOptions;
@@ -41,8 +40,6 @@ import java.util.regex.Pattern;
 public final class FunctionPreprocessor extends AbstractPythonPreprocessor<FunctionPreprocessor> {
   private static final Pattern TOP_LEVEL_DEF =
       Pattern.compile("(?m)^(?:async\\s+)?def\\s+([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   private final String source;
   private final String function;
@@ -130,7 +127,7 @@ public final class FunctionPreprocessor extends AbstractPythonPreprocessor<Funct
   String script() {
     String json;
     try {
-      json = JSON.writeValueAsString(arguments);
+      json = Json.SORTED.writeValueAsString(arguments);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("checked arguments failed to serialize", e);
     }

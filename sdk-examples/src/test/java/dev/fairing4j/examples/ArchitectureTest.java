@@ -2,9 +2,11 @@ package dev.fairing4j.examples;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackages;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
@@ -15,6 +17,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.fairing4j.examples.archfixture.Leaky;
@@ -149,6 +152,47 @@ class ArchitectureTest {
 
   private static Class<?>[] shared(Set<String> names) {
     return names.stream().map(n -> SDK.get(n).reflect()).toArray(Class<?>[]::new);
+  }
+
+  /**
+   * The classes of TrainJob's room that the clusters still read directly: the next kind to move
+   * behind the seam (issue 35). The list only shrinks.
+   */
+  private static final Set<String> TRAINJOB_NOT_YET_BEHIND_THE_SEAM = Set.of(
+      "TorchCommand", "TrainJobRules", "TrainJobStatus", "TrainJobs", "TrainerDialect",
+      "TrainerTopology");
+
+  @Test
+  void theClustersTuningAndTheFollowerReachTheKindsOnlyThroughTheirSeam() {
+    // A kind's room (kubeflow, trainer, batch, serving) keeps its internals: the clusters, tuning
+    // and the follower ask the kind's interface (TrainingKind), so a new kind touches its room.
+    kindSeam("dev.fairing4j.deployer", TRAINJOB_NOT_YET_BEHIND_THE_SEAM).check(SDK);
+  }
+
+  @Test
+  void theKindSeamRuleFailsOnAClusterReadingAKindsInternals() {
+    JavaClasses fixture = new ClassFileImporter()
+        .importPackages("dev.fairing4j.examples.archfixture");
+    assertThat(kindSeam("dev.fairing4j.examples.archfixture", Set.of()).evaluate(fixture)
+        .getFailureReport().getDetails())
+        .singleElement().asString().contains("PlantedCluster.container()",
+            "archfixture.kubeflow.internal.KindDetail.container()");
+  }
+
+  private static ArchRule kindSeam(String base, Set<String> allowed) {
+    String[] rooms = {base + ".kubeflow.internal..", base + ".trainer.internal..",
+        base + ".batch.internal..", base + ".serving.internal.."};
+    return classes().that().resideInAnyPackage(base + ".local..", base + ".kubernetes..",
+            base + ".tuning..", base + ".monitor..", base + ".internal..")
+        .should().onlyDependOnClassesThat(resideOutsideOfPackages(rooms)
+            .or(new DescribedPredicate<JavaClass>("a listed class of TrainJob's room") {
+              @Override
+              public boolean test(JavaClass type) {
+                String top = type.getName().replaceAll("\\$.*", "");
+                return type.getPackageName().equals(base + ".trainer.internal")
+                    && allowed.contains(top.substring(top.lastIndexOf('.') + 1));
+              }
+            }));
   }
 
   @Test

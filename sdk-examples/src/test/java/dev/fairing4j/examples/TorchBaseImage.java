@@ -44,8 +44,8 @@ import org.opentest4j.AssertionFailedError;
 
 /**
  * The base image of the cluster suite's job images: the host's {@code /usr/bin/python3} with
- * Debian's torch ({@code python3-torch}, {@code python3-torchvision} and the Python packages they
- * depend on), made without a Docker engine and without internet, for pods on the kit's node.
+ * Debian's torch and XGBoost ({@code python3-torch}, {@code python3-torchvision},
+ * {@code python3-xgboost} and the Python packages they depend on), made without a Docker engine and without internet, for pods on the kit's node.
  *
  * <p>Jib drops symlinks, so it cannot make this base; buildah can, but copies the tree three
  * times through its storage. Instead the two layers are written here as tar streams of the host's
@@ -66,8 +66,9 @@ final class TorchBaseImage {
   private static final String FORMAT = "torch-base v2";
   private static final Path PYTHON = Path.of("/usr/bin/python3");
   private static final Path DIST_PACKAGES = Path.of("/usr/lib/python3/dist-packages");
+  // XGBoost for ClusterXGBoostJobIT: with scipy, which it needs, about 70 MB more, pushed once.
   private static final List<String> ROOT_PACKAGES = List.of("python3-torch",
-      "python3-torchvision");
+      "python3-torchvision", "python3-xgboost");
   /** Standard-library directories no training script imports. */
   private static final Set<String> STDLIB_UNUSED = Set.of("test", "idlelib", "tkinter",
       "turtledemo", "ensurepip", "pydoc_data", "site-packages", "dist-packages");
@@ -229,7 +230,7 @@ final class TorchBaseImage {
     for (String pkg : ROOT_PACKAGES) {
       if (version(pkg).isEmpty()) {
         throw new AssertionFailedError(pkg + " is not installed; the cluster suite's base image"
-            + " is made from it: apt-get install python3-torch python3-torchvision");
+            + " is made from it: apt-get install " + String.join(" ", ROOT_PACKAGES));
       }
     }
   }

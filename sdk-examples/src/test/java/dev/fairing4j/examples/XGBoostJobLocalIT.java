@@ -13,6 +13,16 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
+import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.tuning.Algorithm;
+import dev.fairing4j.deployer.tuning.Experiment;
+import dev.fairing4j.deployer.tuning.ExperimentPhase;
+import dev.fairing4j.deployer.tuning.ExperimentResults;
+import dev.fairing4j.deployer.tuning.ExperimentRun;
+import dev.fairing4j.deployer.tuning.Objective;
+import dev.fairing4j.deployer.tuning.Search;
+import dev.fairing4j.deployer.tuning.Trial;
+import dev.fairing4j.deployer.tuning.TrialStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -35,9 +45,10 @@ import org.opentest4j.AssertionFailedError;
  * XGBoost's tracker on {@code MASTER_ADDR:MASTER_PORT}, every rank joins with its {@code RANK},
  * logging to stderr) trains on a different shard per rank, and the collective makes one model,
  * the same on every rank. A script that hard-codes a world larger than the job's never forms it,
- * and the job fails at its deadline instead of reporting success.
+ * and the job fails at its deadline instead of reporting success. A search over its depth and
+ * learning rate takes each trial's objective from the Master, as Katib does.
  */
-@Timeout(240)
+@Timeout(420)
 class XGBoostJobLocalIT {
   private static final Pattern RESULT = Pattern.compile(
       "rank=(\\d) world=(\\d) accuracy=([0-9.]+) model=([0-9a-f]{16})");
@@ -112,6 +123,44 @@ class XGBoostJobLocalIT {
   }
 
   @Test
+  void aSearchOverDepthAndLearningRateTunesTheXgboostJobOnTheMastersAccuracy() {
+    // Every rank prints an accuracy on its own shard; the trial's objective is the Master's, as
+    // Katib reads its primary pod (job-role=master) only.
+    LocalCluster cluster = Clusters.local().stateDir(state).volumesDir(volumes);
+    Experiment experiment = Experiment.of("xgb-tune", Fairing.pipeline()
+            .progress(ProgressListener.NONE)
+            .preprocessor(Preprocessors.source("train.py", script()).args("--rounds", "5"))
+            .deployer(Deployers.xgboostJob("xgb-trial").workers(1).on(cluster)))
+        .parameter("max-depth", Search.intRange(1, 4, 3))
+        .parameter("eta", Search.uniform(0.05, 0.5))
+        .objective(Objective.maximize("accuracy"))
+        .algorithm(Algorithm.random(7)).maxTrials(2).parallel(1);
+
+    ExperimentResults results;
+    try (ExperimentRun run = experiment.run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(3));
+    }
+    System.out.println("XGBoostJobLocalIT:\n" + results);
+
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(results.trials()).hasSize(2).allSatisfy(t -> assertThat(t.status())
+        .isEqualTo(TrialStatus.SUCCEEDED));
+    for (Trial trial : results.trials()) {
+      List<String> lines = trial.job().orElseThrow().logs().snapshot().stream()
+          .map(l -> "[" + l.replica() + "] " + l.text()).toList();
+      assertThat(lines).anyMatch(l -> l.contains("rank 0 of 2"));
+      Matcher master = lines.stream().filter(l -> l.startsWith("[master-0] "))
+          .map(RESULT::matcher).filter(Matcher::find).findFirst().orElseThrow();
+      assertThat(trial.objective()).as("%s", lines)
+          .contains(Double.parseDouble(master.group(3)));
+    }
+    double best = results.trials().stream().mapToDouble(t -> t.objective().orElseThrow())
+        .max().orElseThrow();
+    assertThat(results.best().orElseThrow().objective()).contains(best);
+    cluster.listAll().forEach(TrainingJob::delete);
+  }
+
+  @Test
   void aDryRunRendersTheXgboostJobTheOperatorExpects() {
     String yaml = Fairing.pipeline()
         .preprocessor(Preprocessors.source("train.py", script()))
@@ -121,7 +170,7 @@ class XGBoostJobLocalIT {
 
     assertThat(yaml).contains("kind: XGBoostJob", "xgbReplicaSpecs:", "Master:", "Worker:",
         "name: xgboost", "name: xgboostjob-port", "containerPort: 9999", "replicas: 2",
-        "restartPolicy: Never");
+        "restartPolicy: OnFailure");
   }
 
   static String script() {

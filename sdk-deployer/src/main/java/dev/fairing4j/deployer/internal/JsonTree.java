@@ -2,7 +2,6 @@ package dev.fairing4j.deployer.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -28,7 +27,6 @@ import java.util.Optional;
  * sites, for nothing measured in return.
  */
 public final class JsonTree {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final TypeReference<LinkedHashMap<String, Object>> TREE = new TypeReference<>() {};
 
   private JsonTree() {}
@@ -39,7 +37,7 @@ public final class JsonTree {
       return Map.of();
     }
     try {
-      Map<String, Object> map = MAPPER.readValue(json, TREE);
+      Map<String, Object> map = Mappers.JSON.readValue(json, TREE);
       return map == null ? Map.of() : map;
     } catch (JsonProcessingException e) {
       // A body that is not an object (an HTML error page from a proxy, plain text) has no fields.
@@ -52,13 +50,13 @@ public final class JsonTree {
    * {@link dev.fairing4j.deployer.internal.kinds.TrainingKind} reads its spec so).
    */
   public static com.fasterxml.jackson.databind.JsonNode node(Object tree) {
-    return MAPPER.valueToTree(tree);
+    return Mappers.JSON.valueToTree(tree);
   }
 
   /** Prints a tree as compact JSON. */
   public static String toJson(Object tree) {
     try {
-      return MAPPER.writeValueAsString(tree);
+      return Mappers.JSON.writeValueAsString(tree);
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.RegistryCredentials;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +28,6 @@ public final class PullSecret {
   /** The key of the credentials in a {@link #TYPE} Secret. */
   public static final String KEY = ".dockerconfigjson";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   // kubelet looks Docker Hub credentials up under the legacy index URL.
   private static final String DOCKER_HUB_KEY = "https://index.docker.io/v1/";
 
@@ -102,7 +100,7 @@ public final class PullSecret {
   private static String redactDockerConfig(String encoded) {
     Map<String, Object> redactedAuths = new LinkedHashMap<>();
     try {
-      Map<String, Object> config = JSON.readValue(Base64.getDecoder().decode(encoded), Map.class);
+      Map<String, Object> config = Mappers.JSON.readValue(Base64.getDecoder().decode(encoded), Map.class);
       if (config.get("auths") instanceof Map<?, ?> auths) {
         auths.forEach((registry, entry) -> {
           Map<String, Object> redactedEntry = new LinkedHashMap<>();
@@ -137,7 +135,7 @@ public final class PullSecret {
 
   private static String toJson(Object value) {
     try {
-      return JSON.writeValueAsString(value);
+      return Mappers.JSON.writeValueAsString(value);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("registry credentials could not be written as JSON", e);
     }

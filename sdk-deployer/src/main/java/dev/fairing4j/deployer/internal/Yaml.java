@@ -20,7 +20,12 @@ import java.util.Map;
  * document per object, keys in insertion order, plain scalars where they are safe.
  */
 public final class Yaml {
-  private static final YAMLMapper MAPPER = new YAMLMapper(YAMLFactory.builder()
+  /**
+   * YAML as {@code kubectl create -f -} takes it: plain scalars where they are safe, no line
+   * splitting, and quotes on anything another YAML reader could take for a number. Shared and
+   * thread-safe (kubeconfig files are read with it too): never configure it.
+   */
+  public static final YAMLMapper MAPPER = new YAMLMapper(YAMLFactory.builder()
       .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
       .disable(YAMLGenerator.Feature.SPLIT_LINES)
       .stringQuotingChecker(new CautiousQuoting())

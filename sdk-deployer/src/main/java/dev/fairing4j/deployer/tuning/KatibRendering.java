@@ -4,8 +4,8 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.batch.BatchJobDeployer;
 import dev.fairing4j.deployer.internal.Metadata;
 import dev.fairing4j.deployer.internal.PullSecret;
-import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
-import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -104,7 +104,7 @@ final class KatibRendering {
     }
     if (trialSpec == null) {
       throw InvalidInputException.of("experiment", "the pipeline renders no job Katib can run",
-          "use Deployers.pyTorchJob, tfJob, trainJob or batchJob");
+          "use Deployers.pyTorchJob, tfJob, xgboostJob, trainJob or batchJob");
     }
     String kind = String.valueOf(trialSpec.get("kind"));
     String namespace = String.valueOf(((Map<?, ?>) trialSpec.get("metadata")).get("namespace"));
@@ -250,19 +250,18 @@ final class KatibRendering {
     return rendered;
   }
 
-  /** The training container's name in a job of {@code kind}, which Katib collects from. */
+  /**
+   * The training container's name in a job of {@code kind}, which Katib collects from; the
+   * operator's kinds say theirs (Katib's default trial resources include each of them).
+   */
   static Optional<String> primaryContainer(String kind) {
     switch (kind) {
-      case "PyTorchJob":
-        return Optional.of(PyTorchJobDeployer.CONTAINER);
-      case "TFJob":
-        return Optional.of(TfJobDeployer.CONTAINER);
       case "TrainJob":
         return Optional.of(TrainJobDeployer.CONTAINER);
       case "Job":
         return Optional.of(BatchJobDeployer.CONTAINER);
       default:
-        return Optional.empty();
+        return TrainingKinds.named(kind).map(TrainingKind::containerName);
     }
   }
 

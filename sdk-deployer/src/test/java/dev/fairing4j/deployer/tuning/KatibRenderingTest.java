@@ -131,6 +131,28 @@ class KatibRenderingTest {
         "job-name=mnist-tune-x7k2m9qd").doesNotContain("${");
   }
 
+  @Test
+  void anXgboostJobTrialNamesItsContainerAndTheMastersPodsAndPassesItsSchema() {
+    // Katib's default trial resources include XGBoostJob.v1.kubeflow.org; its metrics come from
+    // the Master's xgboost container, which the operator labels job-role=master.
+    Map<String, Object> template = Fixtures.at(experimentObject(experiment(
+        Deployers.xgboostJob("mnist").workers(2).namespace("team").on(new CapturingCluster()))
+        .dryRun()), "spec", "trialTemplate");
+    assertThat(template).containsEntry("primaryContainerName", "xgboost")
+        .containsEntry("successCondition",
+            "status.conditions.#(type==\"Succeeded\")#|#(status==\"True\")#")
+        .containsEntry("primaryPodLabels", Map.of("training.kubeflow.org/job-role", "master"));
+    Map<String, Object> trialJob = katibSubstitutes(Fixtures.at(template, "trialSpec"),
+        Map.of("lr", "0.0123", "momentum", "0.61", "batch-size", "64", "optimizer", "adam",
+            "trialName", "mnist-tune-x7k2m9qd"));
+
+    assertThat(trialJob).containsEntry("kind", "XGBoostJob");
+    assertThat(CrdSchemaValidator.load().validate(trialJob)).isEmpty();
+    assertThat(Fixtures.<List<Object>>at(trialJob, "spec", "xgbReplicaSpecs", "Worker",
+        "template", "spec", "containers", 0, "args")).contains("--lr=0.0123",
+            "--batch-size=64");
+  }
+
   // What Katib does with a template: each ${trialParameters.x} replaced, name and namespace set.
   @SuppressWarnings("unchecked")
   private static Map<String, Object> katibSubstitutes(Map<String, Object> template,

@@ -2,7 +2,7 @@ package dev.fairing4j.builder.dockerfile.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
@@ -19,7 +19,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -41,7 +40,6 @@ import java.util.function.Function;
  * is a directory of every Linux image ({@code /opt}, {@code /usr/local/bin}, ...), else a file.
  */
 public final class DockerfileTranslation {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> KNOWN = Set.of("FROM", "ARG", "ENV", "LABEL", "MAINTAINER",
       "WORKDIR", "USER", "EXPOSE", "VOLUME", "SHELL", "CMD", "ENTRYPOINT", "COPY", "ADD", "RUN",
       "HEALTHCHECK", "ONBUILD", "STOPSIGNAL");
@@ -366,7 +364,7 @@ public final class DockerfileTranslation {
       return Optional.empty();
     }
     try {
-      JsonNode node = JSON.readTree(trimmed);
+      JsonNode node = Json.MAPPER.readTree(trimmed);
       if (!node.isArray()) {
         return Optional.empty();
       }

@@ -1,10 +1,10 @@
 package dev.fairing4j.builder.dockerfile.internal;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.builder.ImageFormat;
 import dev.fairing4j.builder.image.internal.BaseImage;
 import dev.fairing4j.builder.image.internal.BuildSettings;
 import dev.fairing4j.builder.image.internal.RegistryCredential;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;
@@ -44,8 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ToolBuild {
   private static final Logger LOG = LoggerFactory.getLogger(ToolBuild.class);
-  // Jackson writes the JSON: registry names and tokens are escaped as JSON needs.
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int KEPT_LINES = 25;
 
   private final String tool;
@@ -186,7 +184,7 @@ public final class ToolBuild {
       Path file = work.resolve("auth.json");
       Files.createFile(file, PosixFilePermissions.asFileAttribute(
           PosixFilePermissions.fromString("rw-------")));
-      Files.write(file, JSON.writeValueAsBytes(Map.of("auths", entries)));
+      Files.write(file, Json.MAPPER.writeValueAsBytes(Map.of("auths", entries)));
       options.addAll(List.of("--authfile", file.toString()));
     }
     return options;

@@ -9,6 +9,7 @@ import com.google.cloud.tools.jib.cache.Cache;
 import com.google.cloud.tools.jib.cache.CachedLayer;
 import com.google.cloud.tools.jib.image.ReproducibleLayerBuilder;
 import com.google.common.collect.ImmutableList;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.ProgressEvent;

@@ -2,6 +2,7 @@ package dev.fairing4j.builder.image.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.tools.jib.api.JibContainer;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;

@@ -1,6 +1,7 @@
 package dev.fairing4j.builder.image.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Layer;
 import dev.fairing4j.core.internal.Sha256;

@@ -1,6 +1,7 @@
 package dev.fairing4j.builder.image.internal;
 
 import dev.fairing4j.builder.ImageBuildException;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.internal.Sha256;
 import java.io.IOException;

@@ -3,10 +3,10 @@ package dev.fairing4j.builder.preprocess.internal;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.builder.NotebookScript;
 import dev.fairing4j.builder.NotebookScript.Kind;
 import dev.fairing4j.builder.NotebookScript.Removal;
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.core.InvalidInputException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,7 +25,6 @@ public final class NotebookConverter {
   /** The cell tag that leaves a cell out of the script. */
   public static final String SKIP_TAG = "skip";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
   // "files = !ls" or "out = %sx ls": IPython captures a command's output into a variable.
   private static final Pattern CAPTURE = Pattern.compile("^[\\w.,\\s\\[\\]()]+=\\s*[!%].*");
 
@@ -37,7 +36,7 @@ public final class NotebookConverter {
    */
   public static JsonNode read(Path notebook) {
     try {
-      JsonNode root = JSON.readTree(notebook.toFile());
+      JsonNode root = Json.MAPPER.readTree(notebook.toFile());
       if (root == null || !root.isObject()) {
         throw notNotebook(notebook, "its top level is not a JSON object");
       }

@@ -1,14 +1,13 @@
 package dev.fairing4j.deployer.local.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.deployer.internal.Mappers;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.plan.ContainerEnv;
@@ -35,8 +34,6 @@ import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.runtime.PodmanTool;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,7 +52,6 @@ import java.util.Set;
  * any container starts: podman and runc present, every image pulled.
  */
 public final class PodmanSubmitter {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private PodmanSubmitter() {}
 
@@ -185,7 +181,7 @@ public final class PodmanSubmitter {
     if (!command.isEmpty()) {
       // Kubernetes' command replaces the image's entrypoint and drops its CMD; so does this.
       try {
-        run.addAll(List.of("--entrypoint", JSON.writeValueAsString(command)));
+        run.addAll(List.of("--entrypoint", Mappers.JSON.writeValueAsString(command)));
       } catch (JsonProcessingException e) {
         throw new IllegalStateException("a list of strings is always JSON", e);
       }

@@ -1,6 +1,8 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
 import dev.fairing4j.deployer.internal.ServedModel;
+import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
 import java.util.Map;
 import java.util.Optional;
 
@@ -25,8 +27,9 @@ public final class JobKinds {
   /** The replica type fairing4j reports for a serving Deployment's pods. */
   public static final String PREDICTOR_REPLICA_TYPE = "Predictor";
 
-  private static final Map<String, String> CONTAINERS = Map.of("PyTorchJob", "pytorch",
-      "TFJob", "tensorflow", "MPIJob", "mpi", "XGBoostJob", "xgboost", "JAXJob", "jax",
+  // The operator's kinds the SDK renders say their own container; the others a job attached by
+  // name may be of are listed here.
+  private static final Map<String, String> CONTAINERS = Map.of("MPIJob", "mpi", "JAXJob", "jax",
       "PaddleJob", "paddle", TRAIN_JOB, "node", DEPLOYMENT, ServedModel.CONTAINER,
       INFERENCE_SERVICE, ServedModel.CONTAINER);
 
@@ -74,7 +77,8 @@ public final class JobKinds {
 
   /** The operator's training container name for {@code kind}; empty for batch Jobs. */
   public static Optional<String> trainingContainer(String kind) {
-    return Optional.ofNullable(CONTAINERS.get(kind));
+    return TrainingKinds.named(kind).map(TrainingKind::containerName)
+        .or(() -> Optional.ofNullable(CONTAINERS.get(kind)));
   }
 
   /** Sort rank of a replica type (any case): Master and Chief first, unknown types last. */

@@ -3,10 +3,9 @@ package dev.fairing4j.deployer.kubernetes.internal.transport;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.internal.Yaml;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import java.util.Optional;
  * content, since a kubeconfig holds tokens and keys.
  */
 public final class KubeconfigMerger {
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final TypeReference<LinkedHashMap<String, Object>> TREE = new TypeReference<>() {};
 
   // File references kubectl resolves relative to the file that contains them.
@@ -64,7 +62,7 @@ public final class KubeconfigMerger {
       return Map.of(); // kubectl accepts an empty file as an empty config
     }
     try {
-      Map<String, Object> tree = YAML.readValue(content, TREE);
+      Map<String, Object> tree = Yaml.MAPPER.readValue(content, TREE);
       return tree == null ? Map.of() : tree;
     } catch (JsonProcessingException e) {
       // Only the position: the parser's own message quotes the offending line, maybe a token.

@@ -1,15 +1,14 @@
 package dev.fairing4j.deployer.local.internal.python;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.internal.BoundedCache;
 import dev.fairing4j.core.internal.Owner;
+import dev.fairing4j.deployer.internal.Mappers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +31,6 @@ public final class PythonProbe {
           + " sys.base_exec_prefix}),",
       "  'path': [p for p in sys.path if p],",
       "  'missing': [m for m in sys.argv[1:] if not found(m)]}))");
-  private static final ObjectMapper JSON = new ObjectMapper();
   // Only successful probes are remembered: after a failed one the user may install the package
   // and run the same cell again.
   // A runtime's part: 64 interpreter, module set and path keys, least recently used forgotten (a
@@ -99,7 +97,7 @@ public final class PythonProbe {
         return Optional.empty();
       }
       String text = new String(out, StandardCharsets.UTF_8);
-      JsonNode json = JSON.readTree(text.substring(text.lastIndexOf("\n{") + 1).trim());
+      JsonNode json = Mappers.JSON.readTree(text.substring(text.lastIndexOf("\n{") + 1).trim());
       Result result = new Result(python, Path.of(json.get("executable").asText()),
           json.get("version").asText(), paths(json.get("prefixes")), paths(json.get("path")),
           strings(json.get("missing")));

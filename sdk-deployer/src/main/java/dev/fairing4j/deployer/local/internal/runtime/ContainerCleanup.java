@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.deployer.internal.Mappers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
  * not only the one that knows how it was launched, can run it.
  */
 public final class ContainerCleanup {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String FILE = "cleanup.json";
 
   private ContainerCleanup() {}
@@ -23,7 +22,7 @@ public final class ContainerCleanup {
   /** Records {@code argv} as the job's cleanup. */
   public static void record(Path jobDir, List<String> argv) {
     try {
-      JSON.writeValue(jobDir.resolve(FILE).toFile(), argv);
+      Mappers.JSON.writeValue(jobDir.resolve(FILE).toFile(), argv);
     } catch (IOException e) {
       throw FairingException.of("prepare job", jobDir.toString(), e.getMessage(),
           "check free disk space in the state directory", e);
@@ -37,7 +36,7 @@ public final class ContainerCleanup {
       return;
     }
     try {
-      List<String> argv = JSON.readValue(file.toFile(), new TypeReference<List<String>>() {});
+      List<String> argv = Mappers.JSON.readValue(file.toFile(), new TypeReference<List<String>>() {});
       Process p = new ProcessBuilder(argv).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {

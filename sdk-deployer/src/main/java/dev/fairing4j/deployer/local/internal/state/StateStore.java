@@ -1,8 +1,7 @@
 package dev.fairing4j.deployer.local.internal.state;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.deployer.internal.Mappers;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -28,8 +27,6 @@ import java.util.stream.Stream;
  * the file's message and stop its processes).
  */
 public final class StateStore {
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(SerializationFeature.INDENT_OUTPUT);
   private static final String RECORD = "job.json";
   private static final String DELETING = "deleting";
   private static final String STOP = "stop";
@@ -56,7 +53,7 @@ public final class StateStore {
         false, List.of(replica), List.of(new JobRecord.Event("Normal", "r", "o", "m", null)),
         true);
     try {
-      JSON.writeValue(java.io.OutputStream.nullOutputStream(), record);
+      Mappers.INDENTED.writeValue(java.io.OutputStream.nullOutputStream(), record);
     } catch (IOException e) {
       // only a warm-up: the first real write reports what is wrong
     }
@@ -88,7 +85,7 @@ public final class StateStore {
       return Optional.empty();
     }
     try {
-      return Optional.of(JSON.readValue(jobDir.resolve(RECORD).toFile(), JobRecord.class));
+      return Optional.of(Mappers.JSON.readValue(jobDir.resolve(RECORD).toFile(), JobRecord.class));
     } catch (NoSuchFileException | java.io.FileNotFoundException e) {
       return Optional.empty();
     } catch (IOException e) {
@@ -100,7 +97,7 @@ public final class StateStore {
   /** The record of the job in {@code jobDir} even while it is being deleted. */
   public Optional<JobRecord> readMarked(Path jobDir) {
     try {
-      return Optional.of(JSON.readValue(jobDir.resolve(RECORD).toFile(), JobRecord.class));
+      return Optional.of(Mappers.JSON.readValue(jobDir.resolve(RECORD).toFile(), JobRecord.class));
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -116,7 +113,7 @@ public final class StateStore {
       // A temporary file of its own per write: two writers sharing one name (job.json.tmp)
       // moved each other's file away, and the loser failed with NoSuchFileException.
       tmp = Files.createTempFile(jobDir, RECORD + ".", ".tmp");
-      JSON.writeValue(tmp.toFile(), record);
+      Mappers.INDENTED.writeValue(tmp.toFile(), record);
       try {
         Files.move(tmp, jobDir.resolve(RECORD), StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);

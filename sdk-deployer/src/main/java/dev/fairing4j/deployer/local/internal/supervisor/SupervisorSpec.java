@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.local.internal.supervisor;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.deployer.internal.Mappers;
 import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.JobPorts;
@@ -47,7 +47,6 @@ public record SupervisorSpec(String kind, String name, String namespace,
     boolean ignoreGpus) {
 
   static final String FILE = "supervisor.json";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * One replica's launch.
@@ -98,7 +97,7 @@ public record SupervisorSpec(String kind, String name, String namespace,
   void write(Path jobDir) {
     try {
       Path tmp = Files.createTempFile(jobDir, FILE + ".", ".tmp");
-      JSON.writeValue(tmp.toFile(), this);
+      Mappers.JSON.writeValue(tmp.toFile(), this);
       try {
         Files.move(tmp, jobDir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
       } catch (AtomicMoveNotSupportedException e) {
@@ -113,7 +112,7 @@ public record SupervisorSpec(String kind, String name, String namespace,
   /** Loads and initialises the spec's reader (see {@link SupervisorMain}). */
   static void warmUp() {
     try {
-      SupervisorSpec spec = JSON.readValue("{\"kind\":\"PyTorchJob\",\"name\":\"w\","
+      SupervisorSpec spec = Mappers.JSON.readValue("{\"kind\":\"PyTorchJob\",\"name\":\"w\","
           + "\"namespace\":\"default\",\"manifest\":[{\"kind\":\"PyTorchJob\",\"spec\":{"
           + "\"pytorchReplicaSpecs\":{\"Master\":{\"replicas\":1,\"template\":{\"spec\":{"
           + "\"containers\":[{\"name\":\"pytorch\",\"image\":\"i\"}]}}}}}}],"
@@ -129,6 +128,6 @@ public record SupervisorSpec(String kind, String name, String namespace,
 
   /** Reads the spec in {@code jobDir}. */
   static SupervisorSpec read(Path jobDir) throws IOException {
-    return JSON.readValue(jobDir.resolve(FILE).toFile(), SupervisorSpec.class);
+    return Mappers.JSON.readValue(jobDir.resolve(FILE).toFile(), SupervisorSpec.class);
   }
 }
