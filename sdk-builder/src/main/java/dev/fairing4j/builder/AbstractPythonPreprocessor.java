@@ -1,7 +1,6 @@
 package dev.fairing4j.builder;
 
 import dev.fairing4j.builder.preprocess.internal.PythonOptions;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Preprocessor;
 import java.nio.file.Path;
 import java.util.List;
@@ -110,8 +109,9 @@ public abstract sealed class AbstractPythonPreprocessor<T extends AbstractPython
    * <p>Without {@code .pyc} files ({@code pip --no-compile}), so the same inputs give the same
    * layer on every machine; Python compiles what a job imports when it first runs.
    *
-   * @throws InvalidInputException (field {@code requirements}) at {@code prepare()} when no
-   *     requirements file is set; a failing pip is a {@code FairingException} with its output
+   * @throws dev.fairing4j.core.InvalidInputException (field {@code requirements}) at
+   *     {@code prepare()} when no requirements file is set; a failing pip is a
+   *     {@code FairingException} with its output
    */
   public T prebuildRequirements(PrebuiltDependencies how) {
     return withOptions(options.withPrebuilt(how));

@@ -1,6 +1,7 @@
 package dev.fairing4j.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -80,6 +81,17 @@ public interface TrainingJob extends Displayable {
    */
   default Map<String, String> labels() {
     return Map.of();
+  }
+
+  /**
+   * What happened to the job and its pods so far, oldest first: created, scheduled, started,
+   * exited with a code, backed off, restarted, failed or succeeded (see {@link JobEvent}). On
+   * Kubernetes these are the cluster's Event objects about the job and its pods, which the API
+   * server keeps for about an hour; locally, the ones the job's record holds (its newest 200).
+   * This default, for a job that records none, is empty.
+   */
+  default List<JobEvent> events() {
+    return List.of();
   }
 
   /** Deletes the job and everything it owns; returns when they are gone. */

@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
@@ -13,6 +14,7 @@ import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -131,6 +133,14 @@ public final class TrainingClient {
   /** The logs of the job's replicas. */
   public JobLogs logs(String name) {
     return attach(name).logs();
+  }
+
+  /**
+   * What happened to the job and its pods, oldest first ({@link TrainingJob#events()}): the
+   * Kubeflow SDK's {@code get_job_events(name)}.
+   */
+  public List<JobEvent> events(String name) {
+    return attach(name).events();
   }
 
   /** Deletes the job and what it owns; returns when they are gone. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.fairing4j.builder.Builders;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.Fairing;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
@@ -170,6 +171,14 @@ class ClusterBehaviourIT {
       assertThat(pod.exitCode()).contains(0);
     });
     assertThat(end.toTable()).containsPattern("crash-once-master-0\\s+Succeeded\\s+\\S+\\s+1\\s");
+    // The cluster's own account of it: the operator's, the scheduler's and the kubelet's events.
+    List<JobEvent> events = job.events();
+    System.out.println(events.stream().map(JobEvent::toString)
+        .collect(java.util.stream.Collectors.joining("\n")));
+    assertThat(events).extracting(e -> e.type() + " " + e.reason() + " " + e.object())
+        .contains("Normal SuccessfulCreatePod pytorchjob/crash-once",
+            "Normal Scheduled pod/crash-once-master-0", "Normal Started pod/crash-once-master-0");
+    assertThat(events).extracting(JobEvent::time).isSorted();
     job.delete();
   }
 

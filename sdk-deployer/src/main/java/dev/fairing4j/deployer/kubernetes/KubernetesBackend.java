@@ -3,7 +3,6 @@ package dev.fairing4j.deployer.kubernetes;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.GuardedListener;
@@ -83,7 +82,8 @@ final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDire
    * namespace fails a pipeline before its build. Only a machine with no configuration at all is
    * let through, so that a dry run renders there; {@link #checkTarget()} refuses that too.
    *
-   * @throws InvalidInputException for a missing or broken kubeconfig or an unknown context
+   * @throws dev.fairing4j.core.InvalidInputException for a missing or broken kubeconfig or an
+   *     unknown context
    */
   @Override
   public void checkConfiguration() {
@@ -105,8 +105,8 @@ final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDire
    * ownerReference to it so deleting the job removes them; a failure deletes what this call
    * created. {@code context} is not needed: the image holds the code.
    *
-   * @throws InvalidInputException for a broken kubeconfig, an unknown context or malformed
-   *     objects, before any request
+   * @throws dev.fairing4j.core.InvalidInputException for a broken kubeconfig, an unknown context
+   *     or malformed objects, before any request
    * @throws KubernetesApiException when the API server refuses: name taken, operator missing,
    *     RBAC denial, namespace missing; for a TrainJob also a runtime that does not exist (the
    *     error lists those that do) or a cluster without the Trainer (with its install command),

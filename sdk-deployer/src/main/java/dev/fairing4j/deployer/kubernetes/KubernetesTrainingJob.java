@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobStatus;
@@ -109,17 +110,6 @@ public final class KubernetesTrainingJob implements TrainingJob {
   }
 
   /**
-   * Reads the job's conditions (the phase by the operator's precedence rule), replica counts,
-   * times and pods, each pod with its replica, phase, node and why it is not running
-   * (Unschedulable with the scheduler's message, ErrImagePull / ImagePullBackOff with the image,
-   * CrashLoopBackOff with the last lines of the crashed container), and the newest Warning events
-   * on the job and its pods as {@link JobStatus#warnings()}. Events and logs are read best effort
-   * and never fail the status.
-   *
-   * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
-   *     job no longer exists
-   */
-  /**
    * The metrics every replica logged (see {@link TrainingJob#metrics(MetricParser)}); for a
    * TrainJob whose trainer reports {@code status.trainerStatus} (Trainer v2.3 with the
    * TrainJobStatus gate), also that report, as the source {@code trainer}: its progress in
@@ -135,6 +125,32 @@ public final class KubernetesTrainingJob implements TrainingJob {
         .map(r -> fromLogs.plus("trainer", r.values(), r.time())).orElse(fromLogs);
   }
 
+  /**
+   * The cluster's Event objects about the job, its pods and (for a TrainJob) its JobSet and Jobs,
+   * Normal and Warning, oldest first: the operator's (SuccessfulCreatePod, ExitedWithCode, the
+   * job's end), the scheduler's and the kubelet's (Scheduled, Pulled, Started, BackOff). The API
+   * server keeps events for about an hour, so an old job's list may be short.
+   *
+   * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
+   *     job no longer exists, or as the API server refuses to list events (RBAC: {@code list} on
+   *     {@code events})
+   */
+  @Override
+  public List<JobEvent> events() {
+    return new JobReader(rest.get(), job).events();
+  }
+
+  /**
+   * Reads the job's conditions (the phase by the operator's precedence rule), replica counts,
+   * times and pods, each pod with its replica, phase, node and why it is not running
+   * (Unschedulable with the scheduler's message, ErrImagePull / ImagePullBackOff with the image,
+   * CrashLoopBackOff with the last lines of the crashed container), and the newest Warning events
+   * on the job and its pods as {@link JobStatus#warnings()}. Events and logs are read best effort
+   * and never fail the status.
+   *
+   * @throws KubernetesApiException with {@link KubernetesApiException.Problem#NOT_FOUND} when the
+   *     job no longer exists
+   */
   @Override
   public JobStatus status() {
     return new JobReader(rest.get(), job).status();

@@ -2,7 +2,6 @@ package dev.fairing4j.deployer.serving;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.RegistryCredentials;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.JobDeployer;
@@ -68,7 +67,7 @@ public final class ServingDeployer extends JobDeployer<ServingDeployer> {
   /**
    * An endpoint called {@code name} with one replica, in namespace {@code default}.
    *
-   * @throws InvalidInputException when the name is not a DNS-1035 label
+   * @throws dev.fairing4j.core.InvalidInputException when the name is not a DNS-1035 label
    */
   public static ServingDeployer named(String name) {
     return new ServingDeployer(JobOptions.named(name).withLabel(ROLE_LABEL, ROLE), 1,

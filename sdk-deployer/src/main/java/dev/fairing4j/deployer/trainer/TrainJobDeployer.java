@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.trainer;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.JobOptions;
 import dev.fairing4j.deployer.ReplicaType;
@@ -72,7 +71,7 @@ public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
    * A TrainJob called {@code name} on ClusterTrainingRuntime {@value #DEFAULT_RUNTIME}, one node,
    * in namespace {@code default}.
    *
-   * @throws InvalidInputException when the name is not a DNS-1035 label
+   * @throws dev.fairing4j.core.InvalidInputException when the name is not a DNS-1035 label
    */
   public static TrainJobDeployer named(String name) {
     return new TrainJobDeployer(JobOptions.named(name), TrainJobSettings.defaults());

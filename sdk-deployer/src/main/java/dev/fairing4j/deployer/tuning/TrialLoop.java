@@ -3,7 +3,6 @@ package dev.fairing4j.deployer.tuning;
 import dev.fairing4j.core.BuiltPipeline;
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobFailedException;
-import dev.fairing4j.core.JobMetrics;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobVariant;

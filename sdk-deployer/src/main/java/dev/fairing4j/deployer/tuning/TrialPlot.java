@@ -2,7 +2,6 @@ package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.Displayable;
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.ChartRenderer;
 import dev.fairing4j.core.internal.KernelBridge;
 import java.nio.charset.StandardCharsets;
@@ -135,7 +134,8 @@ public final class TrialPlot implements Displayable {
    * Writes the plot to {@code file}, as PNG or SVG by its extension, creating its directory;
    * returns the file.
    *
-   * @throws InvalidInputException when the extension is neither {@code .png} nor {@code .svg}
+   * @throws dev.fairing4j.core.InvalidInputException when the extension is neither {@code .png}
+   *     nor {@code .svg}
    */
   public Path save(Path file) {
     return ChartRenderer.save(() -> chart, file, "trials");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.PodInfo;
@@ -16,6 +17,7 @@ import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.internal.SubmitOptions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
@@ -225,6 +227,44 @@ class JobDiagnosisIT {
     }
 
     assertThat(job.status().warnings()).containsExactly("BackOff pytorchjob/mnist: this run's");
+  }
+
+  @Test
+  void eventsAreTheJobsAndItsPodsNormalAndWarningOldestFirstWithoutAPredecessorsOrAStrangers() {
+    unschedulableWorker();
+    String jobUid = operator.uid(operator.kubeflow("pytorchjobs"), "mnist");
+    String podUid = operator.uid("/api/v1/namespaces/" + ns + "/pods", "mnist-worker-0");
+    // name, type, reason, message, kind, object, uid, minute, count
+    for (String[] event : new String[][] {
+        {"scheduling", "Warning", "FailedScheduling", "0/1 nodes are available", "Pod",
+            "mnist-worker-0", podUid, "12:02", "4"},
+        {"created", "Normal", "SuccessfulCreatePod", "Created pod: mnist-worker-0", "PyTorchJob",
+            "mnist", jobUid, "12:01", "1"},
+        {"earlier-run", "Normal", "SuccessfulCreatePod", "Created pod: mnist-master-0",
+            "PyTorchJob", "mnist", "uid-of-the-earlier-run", "11:00", "1"},
+        {"stranger", "Normal", "Scheduled", "Successfully assigned", "Pod", "other-master-0", "",
+            "12:03", "1"}}) {
+      operator.post("/api/v1/namespaces/" + ns + "/events", """
+          {"apiVersion":"v1","kind":"Event","metadata":{"name":"%s"},"type":"%s",
+           "reason":"%s","message":"%s","involvedObject":{"kind":"%s","name":"%s",
+           "namespace":"%s","uid":"%s"},"count":%s,
+           "lastTimestamp":"2024-05-01T%s:00Z","firstTimestamp":"2024-05-01T%s:00Z"}
+          """.formatted(event[0], event[1], event[2], event[3], event[4], event[5], ns,
+          event[6], event[8], event[7], event[7]));
+    }
+
+    List<JobEvent> events = job.events();
+
+    assertThat(events).extracting(JobEvent::toString).containsExactly(
+        "2024-05-01T12:01:00Z Normal SuccessfulCreatePod pytorchjob/mnist: Created pod:"
+            + " mnist-worker-0",
+        "2024-05-01T12:02:00Z Warning FailedScheduling pod/mnist-worker-0: 0/1 nodes are"
+            + " available (x4)");
+    assertThat(events.get(1).isWarning()).isTrue();
+    assertThat(events.get(1).count()).isEqualTo(4);
+    // A status shows the same Warning among its warnings.
+    assertThat(job.status().warnings())
+        .containsExactly("FailedScheduling pod/mnist-worker-0: 0/1 nodes are available (x4)");
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
@@ -174,6 +175,34 @@ class LocalClusterFailureIT extends LocalClusterTestBase {
         .containsSubsequence("attempt 1: killed", "attempt 2: ok");
     assertThat(end.conditions()).extracting(JobCondition::type)
         .containsExactly("Created", "Running", "Succeeded");
+  }
+
+  @Test
+  void aCrashRestartedInPlaceIsToldInTheJobsEventsAsTheOperatorAndTheKubeletWouldTellIt() {
+    TrainingJob job = submit(cluster(), masterOnly("once", "OnFailure", Map.of("backoffLimit",
+        3)), String.join("\n",
+            "import os",
+            "marker = '/data/crashed-once'",
+            "if not os.path.exists(marker):",
+            "    open(marker, 'w').close()",
+            "    raise SystemExit(4)",
+            "print('second run: ok', flush=True)"));
+
+    assertThat(job.waitForCompletion(Duration.ofSeconds(30)).phase())
+        .isEqualTo(JobPhase.SUCCEEDED);
+    List<JobEvent> events = job.events();
+
+    assertThat(events).extracting(e -> e.type() + " " + e.reason() + " " + e.object())
+        .containsExactly(
+            "Normal SuccessfulCreatePod pytorchjob/once",
+            "Normal Started pod/once-master-0",
+            "Warning ExitedWithCode pod/once-master-0",
+            "Warning BackOff pod/once-master-0",
+            "Normal Started pod/once-master-0",
+            "Normal PyTorchJobSucceeded pytorchjob/once");
+    assertThat(events.get(0).message()).isEqualTo("Created pod: once-master-0");
+    assertThat(events.get(2).message()).contains("4");
+    assertThat(events).extracting(JobEvent::time).isSorted();
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.internal.kinds;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fairing4j.core.InvalidInputException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -46,7 +45,7 @@ public interface TrainingKind {
    *
    * @param replicaSpecsPath the field path of the replica specs, for the error
    * @param replicasByType the replica count of each type the job has, in manifest order
-   * @throws InvalidInputException naming the field and the fix
+   * @throws dev.fairing4j.core.InvalidInputException naming the field and the fix
    */
   void checkReplicas(String replicaSpecsPath, Map<String, Integer> replicasByType);
 

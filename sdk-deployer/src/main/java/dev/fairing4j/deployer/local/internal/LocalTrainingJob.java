@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobPhase;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -107,6 +109,21 @@ public final class LocalTrainingJob implements TrainingJob {
     return store.read(jobDir).flatMap(record -> record.manifest().stream()
         .filter(object -> kind.equals(object.get("kind"))).findFirst())
         .map(Metadata::labelsOf).orElse(Map.of());
+  }
+
+  /**
+   * The events the job's supervisor recorded, as the operator and the kubelet would: on the job
+   * ({@code pytorchjob/mnist}: pods created, the end) and on its pods ({@code pod/...}: started,
+   * exit codes, back-offs, restarts).
+   */
+  @Override
+  public List<JobEvent> events() {
+    String jobObject = kind.toLowerCase(Locale.ROOT) + "/" + name;
+    return store.read(jobDir).map(record -> record.events().stream()
+        .map(e -> new JobEvent(StatusMapper.instant(e.time()).orElse(Instant.EPOCH), e.type(),
+            e.reason(), e.object().equals(name) ? jobObject : "pod/" + e.object(), e.message(),
+            1))
+        .toList()).orElse(List.of());
   }
 
   @Override

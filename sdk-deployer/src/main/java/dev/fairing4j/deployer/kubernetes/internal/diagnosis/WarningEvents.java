@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
 
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
@@ -64,42 +65,56 @@ public final class WarningEvents {
   /**
    * The Warning events whose involved object is one of {@code involved} (name to uid), oldest
    * first, keeping only the newest {@code limit}: a status shows fewer than a failure report,
-   * which is read once. Events outlive their object by an hour, and a job submitted again under
-   * its name (a rerun, {@code replaceExisting()}) gets pods of the same names: an event whose
-   * involved object carries a uid counts only when it is the uid of the object now, so the
-   * predecessor's events are not shown as this job's. An empty uid on either side matches by
-   * name alone.
+   * which is read once. Repeats of the same text are shown once.
    */
   public static List<String> about(KubeRest rest, String namespace,
       Map<String, Set<String>> involved, int limit) {
+    Set<String> lines = new LinkedHashSet<>();
+    for (JobEvent event : all(rest, namespace, involved)) {
+      if (event.isWarning()) {
+        lines.add(event.reason() + " " + event.object() + ": " + event.message()
+            + (event.count() > 1 ? " (x" + event.count() + ")" : ""));
+      }
+    }
+    List<String> all = new ArrayList<>(lines);
+    return all.subList(Math.max(0, all.size() - limit), all.size());
+  }
+
+  /**
+   * Every event, Normal and Warning, whose involved object is one of {@code involved} (name to
+   * uid), oldest first. Events outlive their object by an hour, and a job submitted again under
+   * its name (a rerun, {@code replaceExisting()}) gets pods of the same names: an event whose
+   * involved object carries a uid counts only when it is the uid of the object now, so the
+   * predecessor's events are not shown as this job's. An empty uid on either side matches by
+   * name alone. An event without a type counts as a Warning.
+   */
+  public static List<JobEvent> all(KubeRest rest, String namespace,
+      Map<String, Set<String>> involved) {
     // Filtered here rather than by field selectors: a selector matches one involved object, not
     // the job and all its pods, and test doubles such as fabric8's mock ignore them.
     List<Map<String, Object>> events = rest.list(ResourceRef.EVENTS, Optional.of(namespace),
         Optional.empty(), Optional.empty());
     List<Map<String, Object>> matching = new ArrayList<>();
     for (Map<String, Object> event : events) {
-      boolean warning = "Warning".equals(JsonTree.string(event, "type").orElse("Warning"));
       String name = JsonTree.string(event, "involvedObject", "name").orElse("");
       String uid = JsonTree.string(event, "involvedObject", "uid").orElse("");
       Set<String> current = involved.get(name);
-      if (warning && current != null
-          && (uid.isEmpty() || current.contains("") || current.contains(uid))) {
+      if (current != null && (uid.isEmpty() || current.contains("") || current.contains(uid))) {
         matching.add(event);
       }
     }
     matching.sort(Comparator.comparing(WarningEvents::time));
-    Set<String> lines = new LinkedHashSet<>();
+    List<JobEvent> typed = new ArrayList<>();
     for (Map<String, Object> event : matching) {
-      int count = JsonTree.integer(event, "count").orElse(1);
-      lines.add(JsonTree.string(event, "reason").orElse("Warning") + " "
-          + JsonTree.string(event, "involvedObject", "kind").orElse("object")
+      typed.add(new JobEvent(time(event), JsonTree.string(event, "type").orElse("Warning"),
+          JsonTree.string(event, "reason").orElse("Warning"),
+          JsonTree.string(event, "involvedObject", "kind").orElse("object")
               .toLowerCase(java.util.Locale.ROOT) + "/"
-          + JsonTree.string(event, "involvedObject", "name").orElse("?") + ": "
-          + JsonTree.string(event, "message").orElse("").strip()
-          + (count > 1 ? " (x" + count + ")" : ""));
+              + JsonTree.string(event, "involvedObject", "name").orElse("?"),
+          JsonTree.string(event, "message").orElse("").strip(),
+          JsonTree.integer(event, "count").orElse(1)));
     }
-    List<String> all = new ArrayList<>(lines);
-    return all.subList(Math.max(0, all.size() - limit), all.size());
+    return typed;
   }
 
   private static List<Map<String, Object>> concat(Map<String, Object> first,

@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
 import dev.fairing4j.core.JobCondition;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
@@ -137,6 +138,20 @@ public final class JobReader {
       LOG.debug("Could not read the events of {}: {}", job, e.getMessage());
       return List.of();
     }
+  }
+
+  /**
+   * Every event of the job, its pods and the objects between them ({@link #related}), Normal and
+   * Warning, oldest first.
+   *
+   * @throws KubernetesApiException with {@link Problem#NOT_FOUND} when the job no longer exists,
+   *     or as the API server refuses the list (no permission to list events, say)
+   */
+  public List<JobEvent> events() {
+    Map<String, Object> object = requireObject();
+    List<Map<String, Object>> involved = new ArrayList<>(related(object));
+    read(object, podObjects()).forEach(pod -> involved.add(pod.object()));
+    return WarningEvents.all(rest, job.namespace(), WarningEvents.involved(object, involved));
   }
 
   /**

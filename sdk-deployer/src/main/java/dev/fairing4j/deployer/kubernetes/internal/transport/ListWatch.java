@@ -2,8 +2,6 @@ package dev.fairing4j.deployer.kubernetes.internal.transport;
 
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
-import dev.fairing4j.deployer.kubernetes.internal.jobs.JobCompletion;
-import dev.fairing4j.deployer.kubernetes.internal.jobs.JobWatchHub;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -13,12 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SDK's one list+watch+resume loop over a collection, serving both a single job's
- * {@link JobCompletion wait} (a field selector on its name) and the {@link JobWatchHub shared
- * watch} (the managed-by label): list for a resourceVersion, watch from there with bookmarks,
- * resume a stream that ends or breaks from the last version seen, list again on 410 Gone (as an
- * answer or as an ERROR event), and wait out a restarting or busy server (429, 503, nobody
- * listening) on the list or the watch after {@link Timings#poll()}.
+ * The SDK's one list+watch+resume loop over a collection, serving both a single job's wait
+ * ({@code JobCompletion}: a field selector on its name) and the shared watch
+ * ({@code JobWatchHub}: the managed-by label): list for a resourceVersion, watch from there with
+ * bookmarks, resume a stream that ends or breaks from the last version seen, list again on 410
+ * Gone (as an answer or as an ERROR event), and wait out a restarting or busy server (429, 503,
+ * nobody listening) on the list or the watch after {@link Timings#poll()}.
  *
  * <p>Why not client-java's {@code SharedInformerFactory}: measured on a real kube-apiserver
  * v1.32 with client-java 27.0.0 ({@code scripts/bench.sh watch}, WatchChoiceBenchmark), an

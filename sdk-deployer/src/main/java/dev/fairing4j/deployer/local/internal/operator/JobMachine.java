@@ -249,6 +249,10 @@ final class JobMachine {
       return;
     }
     int attempt = ++r.attempt;
+    if (!r.created) {
+      // as the operator records it, on the job
+      event("Normal", "SuccessfulCreatePod", plan.name(), "Created pod: " + r.id.podName());
+    }
     r.created = true;
     try {
       r.running = effects.launch(r.id, attempt);

@@ -15,7 +15,6 @@ import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.PhaseReporter;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.state.SupervisorLock;
-import dev.fairing4j.deployer.local.internal.supervisor.SupervisorMain;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * scheduler, feeds it their exits, polls the control files, and writes every change to the
  * state directory.
  *
- * <p>It runs either in a supervisor process of the job's own ({@link SupervisorMain}), so the job
+ * <p>It runs either in a supervisor process of the job's own ({@code SupervisorMain}), so the job
  * outlives the JVM that submitted it, or in that JVM ({@code LocalCluster.tiedToJvm()}, and every
  * podman job). Either way it is the only writer of the job's record: it holds the job's
  * {@link SupervisorLock} from its first write to its last, and learns of deletions and stop

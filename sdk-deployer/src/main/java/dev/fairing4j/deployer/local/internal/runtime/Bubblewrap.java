@@ -1,6 +1,5 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
-import dev.fairing4j.deployer.local.internal.plan.PodHosts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +15,7 @@ import java.util.List;
  * volume directories. {@code --unshare-pid} gives the replica its own pid namespace: when the
  * command ends, or bwrap dies with the JVM ({@code --die-with-parent}), every process inside goes
  * with it. Given a {@link LaunchSpec.Host}, the replica gets its own host name and
- * {@code /etc/hosts}, as a pod does ({@link PodHosts}). A start costs about 10 ms.
+ * {@code /etc/hosts}, as a pod does ({@code PodHosts}). A start costs about 10 ms.
  */
 public final class Bubblewrap implements Sandbox {
   private static final List<String> SYSTEM_LINKS =

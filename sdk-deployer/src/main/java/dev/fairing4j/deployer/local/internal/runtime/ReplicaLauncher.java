@@ -1,11 +1,10 @@
 package dev.fairing4j.deployer.local.internal.runtime;
 
-import dev.fairing4j.deployer.local.internal.plan.PreparedReplica;
 
 /**
  * How the supervisor's signals reach one replica, whichever way it was launched: a bubblewrap
  * sandbox, a plain process, or a podman container. The launch itself is the host command line in
- * {@link PreparedReplica}, worked out at submit; this says which processes of its group are the
+ * {@code PreparedReplica}, worked out at submit; this says which processes of its group are the
  * launcher's own and what a SIGKILL of the group does not reach.
  */
 public interface ReplicaLauncher {

@@ -1,7 +1,6 @@
 package dev.fairing4j.deployer.local.internal.state;
 
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -23,7 +22,7 @@ import java.util.Objects;
  * the lock when its process dies, even by SIGKILL.
  *
  * <p>A POSIX lock is per process and ends when the process closes any descriptor of the file, so
- * a JVM never opens the lock file of a job it supervises itself ({@link LiveJobs}).
+ * a JVM never opens the lock file of a job it supervises itself ({@code LiveJobs}).
  */
 public final class SupervisorLock {
   static final String FILE = "supervisor.lock";
