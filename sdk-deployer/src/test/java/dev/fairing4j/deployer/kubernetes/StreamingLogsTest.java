@@ -319,6 +319,35 @@ class StreamingLogsTest {
   }
 
   @Test
+  void aRunWhoseLogWasReadToItsEndNeedsNoNoteWhenTheKubeletRemovedIt() {
+    // Seen in CI (1 run in 3): the first run's stream ended with its exit, the status still
+    // named it, and the successor's whole run came and ended on the reopened stream before the
+    // status was checked. The first run's log, asked for after the pod was over, was gone; every
+    // line of it had come, yet a note said the run's log was removed.
+    String restarted = RESTARTED_C2.replace("12:00:00Z", "12:00:00.500Z");
+    pod("master", 0, running("c1"));
+    log("mnist-master-0/pytorch", line("12:00:00.100000000", "first run: failing"), () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
+        + line("12:00:02.100000000", "second run: done"), () -> {
+          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
+              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
+          jobPhase.set("Succeeded");
+        });
+    log("mnist-master-0/pytorch/previous",
+        "unable to retrieve container logs for containerd://c1\n", () -> { });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] first run: failing", "[master-0] second run",
+        "[master-0] second run: done");
+    assertThat(logRequests).filteredOn(r -> "true".equals(r.getUrl().queryParameter("previous")))
+        .hasSize(1);
+  }
+
+  @Test
   void theKubeletsAnswerForARemovedContainerIsANoteNotALine() {
     // Seen on a real cluster: once the pod is over the kubelet removes the earlier run's
     // container and answers the previous log with 200 and this line, without a timestamp.

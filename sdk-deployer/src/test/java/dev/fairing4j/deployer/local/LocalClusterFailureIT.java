@@ -203,6 +203,9 @@ class LocalClusterFailureIT extends LocalClusterTestBase {
     assertThat(events.get(0).message()).isEqualTo("Created pod: once-master-0");
     assertThat(events.get(2).message()).contains("4");
     assertThat(events).extracting(JobEvent::time).isSorted();
+
+    job.delete();
+    assertThatThrownBy(job::events).hasMessageContaining("the local job no longer exists");
   }
 
   @Test

@@ -119,11 +119,11 @@ public final class LocalTrainingJob implements TrainingJob {
   @Override
   public List<JobEvent> events() {
     String jobObject = kind.toLowerCase(Locale.ROOT) + "/" + name;
-    return store.read(jobDir).map(record -> record.events().stream()
+    return record().events().stream()
         .map(e -> new JobEvent(StatusMapper.instant(e.time()).orElse(Instant.EPOCH), e.type(),
             e.reason(), e.object().equals(name) ? jobObject : "pod/" + e.object(), e.message(),
             1))
-        .toList()).orElse(List.of());
+        .toList();
   }
 
   @Override

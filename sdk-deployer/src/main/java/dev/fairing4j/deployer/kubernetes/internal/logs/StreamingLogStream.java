@@ -263,6 +263,9 @@ public final class StreamingLogStream implements LogStream {
     // Where following the tracked instance began, and the time of the first line taken as its.
     Optional<Instant> trackedFrom = Optional.empty();
     Instant trackedFirst = null;
+    // Whether every stream taken as the tracked instance's ran to its log's end (the kubelet
+    // ends a followed log when the container exits), none broken or cut.
+    boolean trackedComplete = true;
     Instant lateSince = null;
     try {
       while (!closed.get()) {
@@ -291,16 +294,29 @@ public final class StreamingLogStream implements LogStream {
           LineDeduper missed = trackedFirst != null && endedAt.isPresent()
               && trackedFirst.isAfter(endedAt.get()) && selection.tail().isEmpty()
               ? new LineDeduper(trackedFrom, Optional.of(trackedFirst)) : null;
-          runEnded(replica, status, read(name, replica, container,
+          Read previous = read(name, replica, container,
               line -> missed != null && missed.admit(line) || seen.admit(line),
               new KubeRest.LogQuery(false, true, Optional.empty(),
-                  missed != null ? trackedFrom : seen.resumeFrom())));
+                  missed != null ? trackedFrom : seen.resumeFrom()));
+          // The read is for what the streams missed. When they all ran to the end of the log
+          // and none took a successor's lines for the instance's, nothing was missed, and a
+          // kubelet that already removed the log (once the pod is over) costs no line: no note
+          // (seen in CI: the successor ran and ended before its stream was checked against the
+          // status, and the note then said a complete log might not be).
+          if (previous.gone() && (missed != null || !trackedComplete)) {
+            noteGone(replica, container, true);
+          }
+          runEnded(replica, status, previous);
         } else if (tracked == null && !ended.isEmpty() && !ended.equals(id)
             && selection.tail().isEmpty() && previousRead.add(ended)) {
           // It crashed and was restarted before we first looked (a script failing at once
           // restarts within our poll): its only record is the previous instance's log.
-          runEnded(replica, status, read(name, replica, container, seen::admit,
-              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom())));
+          Read previous = read(name, replica, container, seen::admit,
+              new KubeRest.LogQuery(false, true, Optional.empty(), seen.resumeFrom()));
+          if (previous.gone()) {
+            noteGone(replica, container, true);
+          }
+          runEnded(replica, status, previous);
         }
         String phase = JsonTree.string(current.get(), "status", "phase").orElse("Pending");
         boolean podOver = phase.equals("Succeeded") || phase.equals("Failed");
@@ -323,6 +339,7 @@ public final class StreamingLogStream implements LogStream {
         if (!id.equals(tracked)) {
           trackedFrom = seen.resumeFrom();
           trackedFirst = null;
+          trackedComplete = true;
         }
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
@@ -335,8 +352,9 @@ public final class StreamingLogStream implements LogStream {
         // it (seen in CI: the first run's log was then read only after the pod ended, when the
         // kubelet had removed it).
         AtomicReference<LogConnection> streaming = new AtomicReference<>();
+        AtomicBoolean cutShort = new AtomicBoolean();
         Thread verifier = restartsInPlace(current.get())
-            ? verify(name, container, id, streaming) : null;
+            ? verify(name, container, id, streaming, cutShort) : null;
         Read followed;
         try {
           followed = read(name, replica, container, seen::admit,
@@ -346,9 +364,13 @@ public final class StreamingLogStream implements LogStream {
             verifier.interrupt();
           }
         }
+        if (followed.gone()) {
+          noteGone(replica, container, false);
+        }
         if (trackedFirst == null) {
           trackedFirst = followed.firstDelivered().orElse(null);
         }
+        trackedComplete &= followed.toTheEnd() && !cutShort.get();
         int delivered = followed.delivered();
         if (podOver || jobOver || initDone) {
           return;
@@ -379,7 +401,7 @@ public final class StreamingLogStream implements LogStream {
    * another instance; interrupted when the read ends or the stream is cut.
    */
   private Thread verify(String pod, ContainerRef container, String id,
-      AtomicReference<LogConnection> streaming) {
+      AtomicReference<LogConnection> streaming, AtomicBoolean cutShort) {
     return spawn("fairing4j-log-status " + pod, () -> {
       long until = System.nanoTime() + STATUS_LAG.toNanos();
       try {
@@ -391,6 +413,7 @@ public final class StreamingLogStream implements LogStream {
               "containerID").orElse("")).orElse("");
           if (!current.isEmpty() && !current.equals(id)) {
             LogConnection open = streaming.get();
+            cutShort.set(true);
             if (open != null) {
               open.close();
             }
@@ -426,9 +449,13 @@ public final class StreamingLogStream implements LogStream {
    * @param delivered the lines handed on (new ones)
    * @param lastLine the time of the last line read, delivered or not
    * @param firstDelivered the time of the first line handed on
+   * @param toTheEnd whether the log was read to its end (not broken, refused or cut)
+   * @param gone whether the kubelet answered that it no longer has the log
    */
   private record Read(int delivered, Optional<Instant> lastLine,
-      Optional<Instant> firstDelivered) {}
+      Optional<Instant> firstDelivered, boolean toTheEnd, boolean gone) {
+    static final Read NOTHING = new Read(0, Optional.empty(), Optional.empty(), false, false);
+  }
 
   /**
    * Whether a container not yet started when the job ended will still run, so its lines are
@@ -471,12 +498,12 @@ public final class StreamingLogStream implements LogStream {
       connection = rest.openLog(job.namespace(), pod, container.name(), query);
     } catch (IOException e) {
       LOG.debug("Could not open the log of {}: {}", pod, e.toString());
-      return new Read(0, Optional.empty(), Optional.empty());
+      return Read.NOTHING;
     }
     synchronized (open) {
       if (closed.get()) {
         connection.close();
-        return new Read(0, Optional.empty(), Optional.empty());
+        return Read.NOTHING;
       }
       open.add(connection);
     }
@@ -489,7 +516,7 @@ public final class StreamingLogStream implements LogStream {
           throw error;
         }
         LOG.debug("No log for {} yet: {}", pod, error.getMessage());
-        return new Read(0, Optional.empty(), Optional.empty());
+        return Read.NOTHING;
       }
       Optional<String> raw;
       boolean first = true;
@@ -498,10 +525,8 @@ public final class StreamingLogStream implements LogStream {
         // Every line of a log read with timestamps carries one; the kubelet's own answer for a
         // container it removed does not, and is no line of the replica's.
         if (first && line.timestamp().isEmpty() && KubeRest.isLogGone(line.text())) {
-          note(replica, container, "(the kubelet no longer has this log: "
-              + (query.previous() ? "the run before the restart" : "the container") + " was"
-              + " removed)");
-          return new Read(delivered, Optional.empty(), Optional.ofNullable(firstDelivered));
+          return new Read(delivered, Optional.empty(), Optional.ofNullable(firstDelivered), false,
+              true);
         }
         first = false;
         if (line.timestamp().isPresent() && (lastLine == null
@@ -516,6 +541,8 @@ public final class StreamingLogStream implements LogStream {
           deliver(new LogLine(replica, container.name(), line.text(), line.timestamp()));
         }
       }
+      return new Read(delivered, Optional.ofNullable(lastLine),
+          Optional.ofNullable(firstDelivered), true, false);
     } catch (IOException e) {
       LOG.debug("The log stream of {} broke: {}", pod, e.toString());
     } finally {
@@ -524,7 +551,13 @@ public final class StreamingLogStream implements LogStream {
       }
     }
     return new Read(delivered, Optional.ofNullable(lastLine),
-        Optional.ofNullable(firstDelivered));
+        Optional.ofNullable(firstDelivered), false, false);
+  }
+
+  /** Says in the stream that the kubelet no longer has a log we asked for. */
+  private void noteGone(String replica, ContainerRef container, boolean previous) {
+    note(replica, container, "(the kubelet no longer has this log: "
+        + (previous ? "the run before the restart" : "the container") + " was removed)");
   }
 
   private static Map<String, Object> containerStatus(Map<String, Object> pod,

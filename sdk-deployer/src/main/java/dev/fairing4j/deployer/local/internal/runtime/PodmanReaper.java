@@ -3,7 +3,6 @@ package dev.fairing4j.deployer.local.internal.runtime;
 import dev.fairing4j.core.internal.JvmWide;
 import java.io.File;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -79,8 +78,8 @@ public final class PodmanReaper {
       long pid = Long.parseLong(supervisor.substring(0, at));
       long started = Long.parseLong(supervisor.substring(at + 1));
       Optional<ProcessHandle> handle = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
-      return handle.map(h -> h.info().startInstant().map(s -> Math.abs(Duration.between(s,
-          Instant.ofEpochMilli(started)).toMillis()) < 1000).orElse(true)).orElse(false);
+      return handle.map(h -> h.info().startInstant().map(s -> ProcessGroups.sameStart(s,
+          Instant.ofEpochMilli(started))).orElse(true)).orElse(false);
     } catch (NumberFormatException e) {
       return true;
     }
