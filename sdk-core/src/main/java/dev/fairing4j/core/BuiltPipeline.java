@@ -3,13 +3,14 @@ package dev.fairing4j.core;
 import dev.fairing4j.core.internal.Owner;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A pipeline whose code is prepared and whose image is built and pushed ({@link Pipeline#build()}):
  * it runs the job, or variants of it ({@link #run(JobVariant)}: another name, more arguments,
  * environment and labels), as often as asked, each from the same image and without building
- * again. What a sweep or a hyperparameter experiment's trials run from. Immutable and safe to
- * share between threads.
+ * again. What a sweep or a hyperparameter experiment's trials run from. Safe to share between
+ * threads.
  */
 public final class BuiltPipeline {
   private final Deployer deployer;
@@ -18,14 +19,18 @@ public final class BuiltPipeline {
   private final ProgressListener progress;
   // The runtime whose machinery the runs use; null: the calling thread's.
   private final Owner owner;
+  // The plan checked before the build, for the first run; each later run plans its own (a
+  // uniqueName() job gets a fresh name per run).
+  private final AtomicReference<DeploymentPlan> checked;
 
   BuiltPipeline(Deployer deployer, BuildContext runs, Optional<ImageRef> image,
-      ProgressListener progress, Owner owner) {
+      ProgressListener progress, Owner owner, DeploymentPlan checked) {
     this.deployer = Objects.requireNonNull(deployer, "deployer");
     this.runs = Objects.requireNonNull(runs, "runs");
     this.image = Objects.requireNonNull(image, "image");
     this.progress = Objects.requireNonNull(progress, "progress");
     this.owner = owner;
+    this.checked = new AtomicReference<>(Objects.requireNonNull(checked, "checked"));
   }
 
   /**
@@ -41,10 +46,13 @@ public final class BuiltPipeline {
     return deployer.jobName();
   }
 
-  /** Submits the job as {@link Pipeline#run()} would, from the image already built. */
+  /**
+   * Submits the job as {@link Pipeline#run()} would, from the image already built: the first
+   * time the objects checked when it was built, then each time as planned anew.
+   */
   public TrainingJob run() {
     return owned(() -> Pipeline.timed(progress, "submit " + deployer.jobName(),
-        () -> deployer.deploy(runs, image, progress)));
+        () -> plan().deploy(image, progress)));
   }
 
   /**
@@ -55,21 +63,32 @@ public final class BuiltPipeline {
    *     does not fit the job kind, before anything is sent
    */
   public TrainingJob run(JobVariant variant) {
-    Deployer varied = varied(variant);
-    return owned(() -> Pipeline.timed(progress, "submit " + varied.jobName(),
-        () -> varied.deploy(runs, image, progress)));
+    DeploymentPlan plan = plan(variant);
+    return owned(() -> Pipeline.timed(progress, "submit " + variant.name(),
+        () -> plan.deploy(image, progress)));
   }
 
   /** The manifests {@link #run(JobVariant)} would submit, sending nothing. */
   public String dryRun(JobVariant variant) {
-    return varied(variant).render(runs, image);
+    return plan(variant).render(image);
   }
 
-  private Deployer varied(JobVariant variant) {
+  /**
+   * {@code variant}'s job checked and rendered once, from the image already built:
+   * {@code render(image())} shows it and {@code deploy(image(), progress)} submits exactly that.
+   *
+   * @throws InvalidInputException when the deployer cannot make variants, or the variant's name
+   *     does not fit the job kind, before anything is sent
+   */
+  public DeploymentPlan plan(JobVariant variant) {
     Objects.requireNonNull(variant, "variant");
-    Deployer varied = Pipeline.varied(deployer, variant);
-    varied.validate(runs);
-    return varied;
+    return Pipeline.varied(deployer, variant).plan(runs);
+  }
+
+  /** The plan checked when this was built, if no run took it yet; else a new one. */
+  DeploymentPlan plan() {
+    DeploymentPlan first = checked.getAndSet(null);
+    return first != null ? first : deployer.plan(runs);
   }
 
   Deployer deployer() {

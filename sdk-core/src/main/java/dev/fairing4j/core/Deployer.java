@@ -26,6 +26,18 @@ public interface Deployer extends DeployerSource {
   void validate(BuildContext context);
 
   /**
+   * Checks the job against {@code context} and renders it once, for a dry run or a submission
+   * of exactly what was checked ({@link DeploymentPlan}). {@link Pipeline} plans before it
+   * builds, so a mistake costs no build. The default validates now and renders when asked
+   * ({@link DeploymentPlan#validated}); the SDK's deployers render here, once.
+   *
+   * @throws InvalidInputException naming the field and the fix
+   */
+  default DeploymentPlan plan(BuildContext context) {
+    return DeploymentPlan.validated(this, context);
+  }
+
+  /**
    * Checks, before anything is built or sent, that {@link #deploy} has somewhere to submit: the
    * cluster is chosen and its local configuration (kubeconfig, context, namespace) reads. Files
    * only, never a request. {@link Pipeline#run()} calls it first; the default checks nothing.

@@ -123,8 +123,7 @@ public final class Pipeline {
     if (deployer instanceof EndpointDeployer) {
       throw servesNotRuns(deployer.jobName());
     }
-    return buildAndSubmit("submit ", (target, runs, image) -> target.deploy(runs, image,
-        progress));
+    return buildAndSubmit("submit ", (plan, image) -> plan.deploy(image, progress));
   }
 
   /**
@@ -147,20 +146,20 @@ public final class Pipeline {
           + " not an endpoint", "call run() for it, or serve with"
           + " .deployer(Deployers.serving(\"name\")...)");
     }
-    return buildAndSubmit("serve ", (target, runs, image) -> ((EndpointDeployer) target)
-        .serve(runs, image, progress));
+    return buildAndSubmit("serve ", (plan, image) -> plan.serve(image, progress));
   }
 
-  /** What a pipeline does with its deployer once the image is there: submit, or serve. */
+  /** What a pipeline does with its plan once the image is there: submit, or serve. */
   @FunctionalInterface
   private interface Submission<T> {
-    T submit(Deployer target, BuildContext runs, Optional<ImageRef> image);
+    T submit(DeploymentPlan plan, Optional<ImageRef> image);
   }
 
   private <T> T buildAndSubmit(String verb, Submission<T> submission) {
     BuiltPipeline built = buildOwned();
+    // The plan checked before the build is the one submitted: rendered once.
     return timed(progress, verb + built.deployer().jobName(), () -> submission.submit(
-        built.deployer(), built.runs(), built.image()));
+        built.plan(), built.image()));
   }
 
   /**
@@ -189,14 +188,14 @@ public final class Pipeline {
     // mistake, not a missing builder's, and must not cost a build and a push.
     deployer.validateTarget();
     Prepared prepared = prepareAndValidate();
-    Deployer target = effectiveDeployer();
+    Deployer target = prepared.target();
     Optional<ImageRef> image = Optional.empty();
     if (target.needsImage()) {
       ImageBuilder into = effectiveBuilder();
       image = Optional.of(timed(progress, "build image", () -> into.build(
           prepared.context(), progress)));
     }
-    return new BuiltPipeline(target, prepared.runs(), image, progress, owner);
+    return new BuiltPipeline(target, prepared.runs(), image, progress, owner, prepared.plan());
   }
 
   /** The refusal of {@link #run()} (and of a deploy) for a deployer that serves a model. */
@@ -208,9 +207,11 @@ public final class Pipeline {
   /**
    * The preprocessor's context, which the builder builds from, and what the job runs: the
    * image's view of it ({@link ImageBuilder#imageContext}), or without an image
-   * ({@link ImageBuilder#directContext}).
+   * ({@link ImageBuilder#directContext}); the deployer as it submits (with the builder's pull
+   * credentials), and its plan for what the job runs, checked and rendered.
    */
-  private record Prepared(BuildContext context, BuildContext runs) {}
+  private record Prepared(BuildContext context, BuildContext runs, Deployer target,
+      DeploymentPlan plan) {}
 
   /**
    * The multi-document YAML that {@link #run()} would submit, building and sending nothing: the
@@ -223,9 +224,8 @@ public final class Pipeline {
 
   private String dryRunOwned() {
     Prepared prepared = prepareAndValidate();
-    return effectiveDeployer().render(prepared.runs(),
-        Optional.ofNullable(builder).map(b -> effectiveBuilder().plannedImage(
-            prepared.context())));
+    return prepared.plan().render(Optional.ofNullable(builder).map(b -> effectiveBuilder()
+        .plannedImage(prepared.context())));
   }
 
   /**
@@ -278,12 +278,14 @@ public final class Pipeline {
     BuildContext context = preprocessor.prepare();
     BuildContext runs = builder == null ? context : deployer.needsImage()
         ? builder.imageContext(context) : builder.directContext(context);
-    deployer.validate(runs);
+    // Planned as it is submitted: with the builder's pull credentials, when it has any.
+    Deployer target = effectiveDeployer();
+    DeploymentPlan plan = target.plan(runs);
     // A cluster that runs the context directly builds nothing: the build settings do not matter.
     if (builder != null && deployer.needsImage()) {
       effectiveBuilder().validate(context);
     }
-    return new Prepared(context, runs);
+    return new Prepared(context, runs, target, plan);
   }
 
   /** Runs {@code work} between the step's start and finish events. */

@@ -195,8 +195,9 @@ class PipelineTest {
         .deployer(new RecordingEndpointDeployer()).progress(events::add).serve();
 
     assertThat(endpoint.name()).isEqualTo("mnist-serve");
-    assertThat(calls).containsExactly("validate endpoint", "validate builder",
-        "pull credentials alice@registry.example.com", "build",
+    // The endpoint is checked as it is created: with the pull credentials, planned once.
+    assertThat(calls).containsExactly("pull credentials alice@registry.example.com",
+        "validate endpoint", "validate builder", "build",
         "serve registry.example.com/team/mnist@sha256:" + "cd".repeat(32));
     assertThat(events).filteredOn(e -> e instanceof ProgressEvent.StepFinished)
         .extracting(e -> ((ProgressEvent.StepFinished) e).step())
@@ -266,6 +267,26 @@ class PipelineTest {
     assertThat(built.image()).hasValueSatisfying(image -> assertThat(image.reference())
         .endsWith("@sha256:" + "cd".repeat(32)));
     assertThat(built.toString()).contains("job=mnist", "@sha256:cd");
+  }
+
+  @Test
+  void thePlanCheckedBeforeTheBuildIsTheOneSubmittedAndEachLaterRunPlansItsOwn() {
+    Pipeline pipeline = Fairing.pipeline().preprocessor(() -> context)
+        .builder(new RecordingBuilder()).deployer(new PlanningDeployer());
+
+    pipeline.run();
+    assertThat(calls).containsExactly("plan 1", "validate builder", "build", "deploy plan 1");
+    calls.clear();
+
+    BuiltPipeline built = pipeline.build();
+    built.run();
+    built.run();
+    assertThat(calls).containsExactly("plan 2", "validate builder", "build", "deploy plan 2",
+        "plan 3", "deploy plan 3");
+    calls.clear();
+
+    assertThat(pipeline.dryRun()).isEqualTo("plan 4 with registry.example.com/team/mnist:"
+        + context.contentTag());
   }
 
   @Test
@@ -386,6 +407,38 @@ class PipelineTest {
     public ImageRef build(BuildContext ctx, ProgressListener progress) {
       calls.add("build");
       return plannedImage(ctx).withDigest("sha256:" + "cd".repeat(32));
+    }
+  }
+
+  /** A deployer that renders in its plan, numbering them. */
+  private class PlanningDeployer extends RecordingDeployer {
+    private int plans;
+
+    PlanningDeployer() {
+      super(true);
+    }
+
+    @Override
+    public DeploymentPlan plan(BuildContext ctx) {
+      String plan = "plan " + ++plans;
+      calls.add(plan);
+      DeploymentPlan submitted = DeploymentPlan.validated(new RecordingDeployer(true) {
+        @Override
+        public void validate(BuildContext c) {}
+
+        @Override
+        public String render(BuildContext c, Optional<ImageRef> image) {
+          return plan + " with " + image.map(ImageRef::reference).orElse("(none)");
+        }
+
+        @Override
+        public TrainingJob deploy(BuildContext c, Optional<ImageRef> image,
+            ProgressListener progress) {
+          calls.add("deploy " + plan);
+          return null;
+        }
+      }, ctx);
+      return submitted;
     }
   }
 

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Deployer;
+import dev.fairing4j.core.DeploymentPlan;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobVariant;
@@ -58,7 +59,13 @@ final class JobSteps implements Deployer, ClusterBound {
    */
   @Override
   public void validate(BuildContext context) {
-    JobRendering.validate(deployer.options(), DeployerKinds.of(deployer, context), context);
+    plan(context);
+  }
+
+  /** Checks the job against {@code context} and renders it, once (see {@link DeploymentPlan}). */
+  @Override
+  public DeploymentPlan plan(BuildContext context) {
+    return JobRendering.plan(deployer.options(), DeployerKinds.of(deployer, context), context);
   }
 
   /**
@@ -90,8 +97,7 @@ final class JobSteps implements Deployer, ClusterBound {
   /** The manifests {@link #deploy} would create, as YAML, with secrets redacted. */
   @Override
   public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(deployer.options(), DeployerKinds.of(deployer, context), context,
-        image);
+    return plan(context).render(image);
   }
 
   @Override
@@ -137,8 +143,7 @@ final class JobSteps implements Deployer, ClusterBound {
   @Override
   public TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
       ProgressListener progress) {
-    return JobRendering.deploy(deployer.options(), DeployerKinds.of(deployer, context), context,
-        image, progress);
+    return plan(context).deploy(image, progress);
   }
 
   /** Equal when the deployers are: the same settings give the same steps. */

@@ -1,11 +1,15 @@
 package dev.fairing4j.deployer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.DeploymentPlan;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.internal.RenderedJob;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +118,48 @@ class DeployerValuesTest {
         .isEqualTo(first);
     assertThat(Manifests.env(Manifests.trainingContainers(job).get(0), "MASTER_ADDR"))
         .containsEntry("value", first + "-0." + first);
+  }
+
+  @Test
+  void aPlanSubmitsTheJobItCheckedAndRenderedItsNameAndAWhatAMutatorCopiedOfTheImage() {
+    var cluster = new Fixtures.CapturingCluster();
+    // A mutator that reads the image (a sidecar of the same image does) sees it at plan time,
+    // before the image exists: what it copied gets the image too.
+    var deployer = Deployers.batchJob("ddp").replicas(2).uniqueName().on(cluster)
+        .mutate(template -> template.putEnv("TRAINING_IMAGE",
+            String.valueOf(template.container().get("image"))));
+
+    DeploymentPlan plan = deployer.asDeployer().plan(Fixtures.context());
+    String yaml = plan.render(Optional.of(Fixtures.image()));
+    plan.deploy(Optional.of(Fixtures.image()), ProgressListener.NONE);
+
+    assertThat(plan.render(Optional.of(Fixtures.image()))).isEqualTo(yaml);
+    RenderedJob submitted = cluster.submitted.get(0);
+    assertThat(submitted.objects()).isEqualTo(Fixtures.parse(yaml));
+    assertThat(yaml).contains("name: " + submitted.name() + "\n");
+    Map<String, Object> container = Manifests.trainingContainers(submitted.trainingObject())
+        .get(0);
+    assertThat(container.get("image")).isEqualTo(Fixtures.image().reference());
+    assertThat(Manifests.env(container, "TRAINING_IMAGE"))
+        .containsEntry("value", Fixtures.image().reference());
+    assertThat(yaml).doesNotContain("planned.invalid");
+    // Each plan is a job of its own: a uniqueName() job gets a fresh name from the next.
+    assertThat(deployer.asDeployer().plan(Fixtures.context()).render(Optional.of(
+        Fixtures.image()))).isNotEqualTo(yaml);
+  }
+
+  @Test
+  void aPlanForAClusterThatRunsImagesNeedsOneToRenderOrSubmit() {
+    DeploymentPlan plan = Deployers.pyTorchJob("mnist").on(new Fixtures.CapturingCluster())
+        .asDeployer().plan(Fixtures.context());
+
+    assertThatThrownBy(() -> plan.render(Optional.empty()))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("builder"))
+        .hasMessageContaining("no image was given for mnist");
+    assertThatThrownBy(() -> plan.serve(Optional.of(Fixtures.image()), ProgressListener.NONE))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("mnist runs a training job, not an endpoint");
   }
 
   @Test

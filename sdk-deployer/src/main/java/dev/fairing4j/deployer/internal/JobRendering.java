@@ -1,11 +1,9 @@
 package dev.fairing4j.deployer.internal;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.core.Endpoint;
+import dev.fairing4j.core.DeploymentPlan;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.JobOptions;
@@ -23,88 +21,72 @@ import java.util.TreeMap;
  * Turns a deployer's settings into the objects to submit, the same way for every kind: checks
  * first, then one pod template per replica slot (container, args, env, labels), the mutators in
  * order, checks of what they produced, canonical key order, and the kind's spec around it.
- * {@code validate}, {@code render} and {@code deploy} of every deployer go through here, so a
- * dry run shows exactly what a run submits.
+ * Every deployer's plan ({@link #plan}) is made here, once per job: a dry run shows exactly
+ * what a run submits.
  */
 public final class JobRendering {
-  // What validate() renders with when no image exists yet; never submitted.
-  private static final String VALIDATION_IMAGE = "validation.invalid/fairing4j:validate";
+  /**
+   * Where a plan's objects hold the image until it exists ({@link RenderedJob#withImage}); never
+   * submitted.
+   */
+  static final String PLANNED_IMAGE = "planned.invalid/fairing4j:planned";
 
   private JobRendering() {}
 
   /**
-   * Every check that can run without the cluster: the kind's own, the name against its pod-name
-   * suffixes, mutator targets, and a full trial render through every mutator.
+   * Checks the job and renders it once, with the image to be filled in: every check that can
+   * run without the cluster (the kind's own, the name against its pod-name suffixes, mutator
+   * targets, what the mutators produced), and the name chosen (a fresh suffix when
+   * {@code uniqueName()} is set), so what a dry run shows and a run submits is what was
+   * checked.
    *
    * @throws InvalidInputException naming the field and the fix
    */
-  public static void validate(JobOptions options, JobKind kind, BuildContext context) {
-    checkConfiguration(options, kind);
-    String name = options.uniqueName() ? Names.unique(options.name()) : options.name();
-    build(options, kind, context, VALIDATION_IMAGE, name);
-    // last, so that a job's own mistakes are reported first; before the build, so that a broken
-    // kubeconfig does not cost a whole image push first. A job with its own namespace needs
-    // nothing from the kubeconfig to render (a dry run on a machine whose KUBECONFIG names a
-    // missing file); a submission reads it anyway (Pipeline.run checks the target first).
-    if (options.namespace().isEmpty()) {
-      options.cluster().flatMap(ClusterBackends::of)
+  public static DeploymentPlan plan(JobOptions requested, JobKind kind, BuildContext context) {
+    return plan(requested, kind, context, new SubmitOptions(requested.replaceExisting(),
+        kind.adaptTrainerApi()), Optional.empty(), Optional.empty());
+  }
+
+  /**
+   * {@link #plan} for an endpoint serving {@code model}: its objects (a Deployment and its
+   * Service) are created on the cluster by {@link DeploymentPlan#serve}, with
+   * {@code imageWhenNone} when no image was built.
+   */
+  public static DeploymentPlan planEndpoint(JobOptions requested, JobKind kind,
+      BuildContext context, String model, Optional<ImageRef> imageWhenNone) {
+    return plan(requested, kind, context, new SubmitOptions(requested.replaceExisting()),
+        Optional.of(model), imageWhenNone);
+  }
+
+  private static DeploymentPlan plan(JobOptions requested, JobKind kind, BuildContext context,
+      SubmitOptions submit, Optional<String> model, Optional<ImageRef> imageWhenNone) {
+    checkConfiguration(requested, kind);
+    // After the job's own checks, so that its mistakes are reported first; before the build, so
+    // that a broken kubeconfig does not cost a whole image push. A job with its own namespace
+    // needs nothing from the kubeconfig to render (a dry run on a machine whose KUBECONFIG names
+    // a missing file); a submission reads it anyway (Pipeline.run checks the target first).
+    if (requested.namespace().isEmpty()) {
+      requested.cluster().flatMap(ClusterBackends::of)
           .ifPresent(ClusterBackend::checkConfiguration);
     }
-  }
-
-  /**
-   * The objects to submit: dependencies first, the training object last. The name gets a fresh
-   * suffix when {@code uniqueName()} is set.
-   *
-   * @throws InvalidInputException for bad configuration, or when {@code image} is empty and the
-   *     cluster does not run build contexts directly
-   */
-  public static RenderedJob render(JobOptions requested, JobKind kind, BuildContext context,
-      Optional<ImageRef> image) {
     JobOptions options = withClusterNamespace(requested);
-    checkConfiguration(options, kind);
-    String reference = image.map(ImageRef::reference).orElseGet(() -> placeholder(options,
-        context));
     String name = options.uniqueName() ? Names.unique(options.name()) : options.name();
-    return build(options, kind, context, reference, name);
+    RenderedJob job = build(options, kind, context, PLANNED_IMAGE, name);
+    return new JobPlan(job, context, submit, () -> backend(options, kind.kind()),
+        () -> imageWhenNone.map(ImageRef::reference)
+            .orElseGet(() -> placeholder(options, context)), model);
   }
 
   /**
-   * {@link #render} as multi-document YAML, for dry runs: an image-pull Secret shows its user and
-   * registry but {@value PullSecret#REDACTED} for the password ({@link PullSecret#redacted}),
-   * because this text is printed, logged and pasted; the submission sends the real value.
+   * The objects {@code plan} submits with {@code image}, secrets and all: a plan of the SDK's
+   * deployers gives them as rendered; one of a deployer of the user's, as its YAML reads (with
+   * what it redacts redacted).
    */
-  public static String yaml(JobOptions options, JobKind kind, BuildContext context,
-      Optional<ImageRef> image) {
-    return Yaml.write(PullSecret.redacted(render(options, kind, context, image).objects()));
-  }
-
-  /**
-   * Renders and submits to the deployer's cluster.
-   *
-   * @throws InvalidInputException when no cluster is set, the cluster is not one of the SDK's,
-   *     or the configuration is bad; all before any request
-   */
-  public static TrainingJob deploy(JobOptions options, JobKind kind, BuildContext context,
-      Optional<ImageRef> image, ProgressListener progress) {
-    ClusterBackend backend = backend(options, kind.kind());
-    RenderedJob job = render(options, kind, context, image);
-    return backend.submit(job, context,
-        new SubmitOptions(options.replaceExisting(), kind.adaptTrainerApi()), progress);
-  }
-
-  /**
-   * Renders an endpoint's objects (a Deployment and its Service) and creates them on the
-   * deployer's cluster.
-   *
-   * @throws InvalidInputException as {@link #deploy}, or when the cluster cannot serve
-   */
-  public static Endpoint serve(JobOptions options, JobKind kind, BuildContext context,
-      Optional<ImageRef> image, String modelName, ProgressListener progress) {
-    ClusterBackend backend = backend(options, kind.kind());
-    RenderedJob job = render(options, kind, context, image);
-    return backend.serve(job, context, new SubmitOptions(options.replaceExisting()), modelName,
-        progress);
+  public static List<Map<String, Object>> objects(DeploymentPlan plan, Optional<ImageRef> image) {
+    if (plan instanceof JobPlan job) {
+      return job.job(image).objects();
+    }
+    return Yaml.read(plan.render(image));
   }
 
   /**

@@ -1,5 +1,7 @@
 package dev.fairing4j.deployer.internal;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,6 +34,44 @@ public record RenderedJob(String kind, String name, String namespace,
   @Override
   public String toString() {
     return kind + " " + namespace + "/" + name + " (" + objects.size() + " objects)";
+  }
+
+  /**
+   * This job with {@code image} wherever its objects hold {@code placeholder} (a container's
+   * image, and whatever a mutator copied it into): the objects a plan rendered before its image
+   * existed, ready to submit. Deep-copies; this job's objects stay as they are.
+   */
+  public RenderedJob withImage(String placeholder, String image) {
+    List<Map<String, Object>> filled = new ArrayList<>();
+    for (Map<String, Object> object : objects) {
+      filled.add(filledMap(object, placeholder, image));
+    }
+    return new RenderedJob(kind, name, namespace, filled);
+  }
+
+  private static Map<String, Object> filledMap(Map<String, Object> map, String placeholder,
+      String image) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    map.forEach((key, value) -> copy.put(key, filled(value, placeholder, image)));
+    return copy;
+  }
+
+  private static Object filled(Object value, String placeholder, String image) {
+    if (value instanceof String text) {
+      return text.replace(placeholder, image);
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> copy = new LinkedHashMap<>();
+      map.forEach((key, child) -> copy.put(String.valueOf(key), filled(child, placeholder,
+          image)));
+      return copy;
+    }
+    if (value instanceof List<?> list) {
+      List<Object> copy = new ArrayList<>();
+      list.forEach(item -> copy.add(filled(item, placeholder, image)));
+      return copy;
+    }
+    return value;
   }
 
   /** The training object (the last one). */

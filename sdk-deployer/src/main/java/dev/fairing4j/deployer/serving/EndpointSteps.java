@@ -1,6 +1,7 @@
 package dev.fairing4j.deployer.serving;
 
 import dev.fairing4j.core.BuildContext;
+import dev.fairing4j.core.DeploymentPlan;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.EndpointDeployer;
 import dev.fairing4j.core.ImageRef;
@@ -61,7 +62,14 @@ final class EndpointSteps implements EndpointDeployer {
 
   @Override
   public void validate(BuildContext context) {
-    JobRendering.validate(deployer.options(), shape.kind(context), context);
+    plan(context);
+  }
+
+  /** Checks the endpoint against {@code context} and renders it, once. */
+  @Override
+  public DeploymentPlan plan(BuildContext context) {
+    return JobRendering.planEndpoint(deployer.options(), shape.kind(context), context,
+        shape.model(context), shape.imageWhenNone());
   }
 
   /** The cluster is set, one of fairing4j's, configured, and one that serves. */
@@ -90,8 +98,7 @@ final class EndpointSteps implements EndpointDeployer {
 
   @Override
   public String render(BuildContext context, Optional<ImageRef> image) {
-    return JobRendering.yaml(deployer.options(), shape.kind(context), context,
-        image.or(shape::imageWhenNone));
+    return plan(context).render(image);
   }
 
   @Override
@@ -103,8 +110,7 @@ final class EndpointSteps implements EndpointDeployer {
   @Override
   public Endpoint serve(BuildContext context, Optional<ImageRef> image,
       ProgressListener progress) {
-    return JobRendering.serve(deployer.options(), shape.kind(context), context,
-        image.or(shape::imageWhenNone), shape.model(context), progress);
+    return plan(context).serve(image, progress);
   }
 
   /** Equal when the deployers are: the same settings give the same steps. */

@@ -203,15 +203,13 @@ public final class InferenceServiceDeployer extends JobDeployer<InferenceService
   public Endpoint serve() {
     EndpointDeployer steps = requireStored("serve()");
     steps.validateTarget();
-    steps.validate(BuildContext.empty());
-    return steps.serve(BuildContext.empty(), Optional.empty(), ProgressListener.NONE);
+    return steps.plan(BuildContext.empty()).serve(Optional.empty(), ProgressListener.NONE);
   }
 
   /** For a stored model: the InferenceService {@link #serve()} would create, as YAML. */
   public String dryRun() {
     EndpointDeployer steps = requireStored("dryRun()");
-    steps.validate(BuildContext.empty());
-    return steps.render(BuildContext.empty(), Optional.empty());
+    return steps.plan(BuildContext.empty()).render(Optional.empty());
   }
 
   private EndpointDeployer requireStored(String call) {

@@ -12,6 +12,7 @@ import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.internal.ClusterBackends;
 import dev.fairing4j.deployer.internal.ClusterBound;
 import dev.fairing4j.deployer.internal.CustomObjects;
+import dev.fairing4j.deployer.internal.JobRendering;
 import dev.fairing4j.deployer.internal.JsonTree;
 import dev.fairing4j.deployer.internal.Yaml;
 import java.util.ArrayList;
@@ -251,6 +252,11 @@ public final class Experiment {
    *     the experiment's first trial job exists already ({@link #attach()} resumes it)
    */
   public ExperimentRun run() {
+    // The context checked is the one built: one preparation for the whole call.
+    return preparedOnce().start();
+  }
+
+  private ExperimentRun start() {
     Choice choice = choose(Use.RUN);
     if (choice.backend() != TuningBackend.CLIENT) {
       return onController(choice, false);
@@ -279,6 +285,10 @@ public final class Experiment {
    *     starts it), or when a trial job was run with other parameters
    */
   public ExperimentRun attach() {
+    return preparedOnce().resume();
+  }
+
+  private ExperimentRun resume() {
     Choice choice = choose(Use.ATTACH);
     if (choice.backend() != TuningBackend.CLIENT) {
       return onController(choice, true);
@@ -319,16 +329,23 @@ public final class Experiment {
    * @throws InvalidInputException for bad settings, or what Katib's admission would refuse
    */
   public String dryRun() {
-    // Every rendering below and the collector's check read one preparation of the context.
-    Optional<dev.fairing4j.core.Preprocessor> preprocessor = pipeline.preprocessor();
-    if (preprocessor.isEmpty()) {
-      return render();
-    }
-    return new Experiment(name, pipeline.preprocessor(new PreparedOnce(preprocessor.get())),
-        settings).render();
+    return preparedOnce().render();
   }
 
-  /** A preprocessor that prepares its context at most once, for one dry run. */
+  /**
+   * This experiment reading one preparation of the pipeline's context, for one call: every
+   * rendering, the collector's check and the build then read the same context, prepared once.
+   */
+  private Experiment preparedOnce() {
+    Optional<dev.fairing4j.core.Preprocessor> preprocessor = pipeline.preprocessor();
+    if (preprocessor.isEmpty() || preprocessor.get() instanceof PreparedOnce) {
+      return this;
+    }
+    return new Experiment(name, pipeline.preprocessor(new PreparedOnce(preprocessor.get())),
+        settings);
+  }
+
+  /** A preprocessor that prepares its context at most once, for one call of the experiment. */
   private static final class PreparedOnce implements dev.fairing4j.core.Preprocessor {
     private final dev.fairing4j.core.Preprocessor preprocessor;
     private dev.fairing4j.core.BuildContext context;
@@ -377,13 +394,14 @@ public final class Experiment {
         collector, p.prepare())).orElse("");
   }
 
-  // The job a variant renders with the image the builder plans, building nothing.
-  private String planned(JobVariant variant) {
-    return pipeline.variant(variant).dryRun();
+  // The job a variant renders with the image the builder plans, building nothing; as shown,
+  // with the pull Secret's password redacted.
+  private List<Map<String, Object>> planned(JobVariant variant) {
+    return Yaml.read(pipeline.variant(variant).dryRun());
   }
 
   private List<Map<String, Object>> controllerObjects(TuningBackend backend,
-      Function<JobVariant, String> render) {
+      Function<JobVariant, List<Map<String, Object>>> render) {
     return backend == TuningBackend.KATIB ? katibObjects(render)
         : optimizationJobObjects(render);
   }
@@ -460,7 +478,8 @@ public final class Experiment {
   }
 
   /** Katib's objects, the trial job rendered by {@code render} (planned or built image). */
-  private List<Map<String, Object>> katibObjects(Function<JobVariant, String> render) {
+  private List<Map<String, Object>> katibObjects(
+      Function<JobVariant, List<Map<String, Object>>> render) {
     KatibRendering.checkName(name);
     Objective goal = requireObjective();
     SearchSpace space = space();
@@ -471,14 +490,15 @@ public final class Experiment {
     for (Map.Entry<String, String> env : settings.style().env(placeholders).entrySet()) {
       template = template.env(env.getKey(), env.getValue());
     }
-    List<Map<String, Object>> trial = Yaml.read(render.apply(template));
+    List<Map<String, Object>> trial = render.apply(template);
     return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(),
         settings.metricsCollector(), trial);
   }
 
   /** Trainer's objects, the trial TrainJob rendered by {@code render}. */
-  private List<Map<String, Object>> optimizationJobObjects(Function<JobVariant, String> render) {
+  private List<Map<String, Object>> optimizationJobObjects(
+      Function<JobVariant, List<Map<String, Object>>> render) {
     requireFitsOptimizationJob();
     Objective goal = requireObjective();
     SearchSpace space = space();
@@ -489,7 +509,7 @@ public final class Experiment {
         .args(settings.style() == ParameterStyle.ARGS ? ParameterStyle.ARGS.args(
             OptimizationJobRendering.placeholders(space.parameters())) : List.of())
         .label(EXPERIMENT_LABEL, name);
-    List<Map<String, Object>> trial = Yaml.read(render.apply(template));
+    List<Map<String, Object>> trial = render.apply(template);
     return OptimizationJobRendering.render(name, goal, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), trial);
   }
@@ -547,7 +567,9 @@ public final class Experiment {
       // Before the build: a missing CRD is named with its install command, nothing built.
       objects.requireServed(apiVersion, kind, namespace);
       BuiltPipeline built = pipeline.build();
-      List<Map<String, Object>> toCreate = controllerObjects(backend, built::dryRun);
+      // Objects, not a dry run's text: that redacts the image-pull Secret's password.
+      List<Map<String, Object>> toCreate = controllerObjects(backend,
+          variant -> JobRendering.objects(built.plan(variant), built.image()));
       for (Map<String, Object> object : toCreate) {
         if (object != toCreate.get(toCreate.size() - 1)) {
           createUnlessPresent(objects, object);

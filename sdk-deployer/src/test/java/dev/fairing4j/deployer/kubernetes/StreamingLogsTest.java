@@ -348,6 +348,34 @@ class StreamingLogsTest {
   }
 
   @Test
+  void aRunReadToItsEndNeedsNoNoteWhenItsSuccessorsStreamWasCutAndTheKubeletRemovedIt() {
+    // Seen in CI after the case above was mended: the stream reopened while the status lagged
+    // carried the successor's lines and was cut by the status check; the first run's log, asked
+    // for once the pod was over, was gone. Its first stream had read it to its end.
+    String restarted = RESTARTED_C2.replace("12:00:00Z", "12:00:00.500Z");
+    pod("master", 0, running("c1"));
+    log("mnist-master-0/pytorch", line("12:00:00.100000000", "first run: failing"), () -> { });
+    openLog("mnist-master-0/pytorch", line("12:00:01.100000000", "second run"),
+        () -> pod("master", 0, restarted));
+    log("mnist-master-0/pytorch/previous",
+        "unable to retrieve container logs for containerd://c1\n", () -> { });
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
+        + line("12:00:02.100000000", "second run: done"), () -> {
+          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
+              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
+          jobPhase.set("Succeeded");
+        });
+    List<String> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().follow(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(seen).containsExactly("[master-0] first run: failing", "[master-0] second run",
+        "[master-0] second run: done");
+  }
+
+  @Test
   void theKubeletsAnswerForARemovedContainerIsANoteNotALine() {
     // Seen on a real cluster: once the pod is over the kubelet removes the earlier run's
     // container and answers the previous log with 200 and this line, without a timestamp.

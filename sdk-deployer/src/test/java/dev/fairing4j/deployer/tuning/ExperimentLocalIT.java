@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,6 +61,7 @@ class ExperimentLocalIT {
 
   @TempDir Path state;
   @TempDir Path volumes;
+  private final AtomicInteger prepared = new AtomicInteger();
 
   @BeforeAll
   static void bubblewrap() {
@@ -79,8 +81,10 @@ class ExperimentLocalIT {
     BuildContext context = BuildContext.empty()
         .withFile("/app/train.py", ContextFile.ofText(script))
         .withCommand(List.of("python", "/app/train.py"));
-    return Fairing.pipeline().progress(ProgressListener.NONE).preprocessor(() -> context)
-        .deployer(Deployers.pyTorchJob("ignored").workers(0).args(args).on(cluster()));
+    return Fairing.pipeline().progress(ProgressListener.NONE).preprocessor(() -> {
+      prepared.incrementAndGet();
+      return context;
+    }).deployer(Deployers.pyTorchJob("ignored").workers(0).args(args).on(cluster()));
   }
 
   private static double score(Trial trial) {
@@ -219,6 +223,8 @@ class ExperimentLocalIT {
         TrialStatus.SUCCEEDED, TrialStatus.PENDING, TrialStatus.PENDING, TrialStatus.PENDING,
         TrialStatus.PENDING);
     assertThat(cluster().listAll()).extracting(TrainingJob::name).containsExactly("goal-1");
+    // The context the checks read is the one built and run: prepared once.
+    assertThat(prepared).hasValue(1);
   }
 
   @Test

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
+import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
+import dev.fairing4j.core.RegistryCredentials;
+import dev.fairing4j.core.Secret;
 import dev.fairing4j.core.testing.AuditLog;
 import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.User;
@@ -21,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -143,6 +147,57 @@ class KatibRunIT {
     assertThat(server.send("GET", experiments() + "/mnist-tune", null).status()).isEqualTo(404);
     assertThat(BUILDS).as("attach builds nothing").hasValue(1);
     run.close();
+  }
+
+  @Test
+  @Order(3)
+  void aPrivateImagesPullSecretIsCreatedWithTheRealPasswordWhileTheDryRunRedactsIt()
+      throws Exception {
+    // Seen reading the code: the objects submitted were parsed back from the dry run's text,
+    // whose Secret says <redacted>: every trial's image pull would have been refused.
+    RegistryCredentials alice = new RegistryCredentials("registry.example.com", "alice",
+        Secret.of("s3cret-pw"));
+    ImageBuilder counting = TuningFixtures.countingBuilder(new AtomicInteger());
+    ImageBuilder privateBuilder = new ImageBuilder() {
+      @Override
+      public ImageRef plannedImage(dev.fairing4j.core.BuildContext context) {
+        return counting.plannedImage(context);
+      }
+
+      @Override
+      public ImageRef build(dev.fairing4j.core.BuildContext context, ProgressListener progress) {
+        return counting.build(context, progress);
+      }
+
+      @Override
+      public Optional<RegistryCredentials> pullCredentials() {
+        return Optional.of(alice);
+      }
+    };
+    Experiment experiment = Experiment.of("private-tune", Fairing.pipeline()
+            .progress(ProgressListener.NONE).preprocessor(Fixtures::context)
+            .builder(privateBuilder)
+            .deployer(Deployers.pyTorchJob("mnist").workers(1).namespace(ns).on(cluster)))
+        .parameter("lr", Search.logUniform(0.001, 0.1))
+        .objective(Objective.maximize("accuracy"))
+        .maxTrials(2).backend(TuningBackend.KATIB);
+
+    assertThat(experiment.dryRun()).contains("<redacted>").doesNotContain("s3cret-pw");
+    try (ExperimentRun run = experiment.run()) {
+      Map<String, Object> secret = server.request("GET", "/api/v1/namespaces/" + ns
+          + "/secrets/private-tune-registry", null);
+      String config = new String(java.util.Base64.getDecoder().decode(String.valueOf(
+          Fixtures.<Object>at(secret, "data", ".dockerconfigjson"))),
+          java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(config).contains(java.util.Base64.getEncoder().encodeToString(
+          "alice:s3cret-pw".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+          .doesNotContain("redacted");
+      Map<String, Object> created = server.request("GET", experiments() + "/private-tune",
+          null);
+      assertThat(String.valueOf(Fixtures.<Object>at(created, "spec", "trialTemplate",
+          "trialSpec"))).contains("private-tune-registry");
+      run.delete();
+    }
   }
 
   private static String experiments() {

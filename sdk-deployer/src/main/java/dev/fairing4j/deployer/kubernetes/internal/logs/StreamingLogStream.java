@@ -263,9 +263,11 @@ public final class StreamingLogStream implements LogStream {
     // Where following the tracked instance began, and the time of the first line taken as its.
     Optional<Instant> trackedFrom = Optional.empty();
     Instant trackedFirst = null;
-    // Whether every stream taken as the tracked instance's ran to its log's end (the kubelet
-    // ends a followed log when the container exits), none broken or cut.
-    boolean trackedComplete = true;
+    // Whether the first stream taken as the tracked instance's ran to its log's end: the kubelet
+    // ends a followed log when the container exits, so that instance's lines all came (unless
+    // that stream was its successor's from the start, which the missed-lines check sees). Null
+    // until that stream ends. Later streams taken as its may be the successor's, cut or not.
+    Boolean trackedComplete = null;
     Instant lateSince = null;
     try {
       while (!closed.get()) {
@@ -298,12 +300,12 @@ public final class StreamingLogStream implements LogStream {
               line -> missed != null && missed.admit(line) || seen.admit(line),
               new KubeRest.LogQuery(false, true, Optional.empty(),
                   missed != null ? trackedFrom : seen.resumeFrom()));
-          // The read is for what the streams missed. When they all ran to the end of the log
-          // and none took a successor's lines for the instance's, nothing was missed, and a
+          // The read is for what the streams missed. When the first one ran to the end of the
+          // instance's log and took no successor's lines for its, nothing was missed, and a
           // kubelet that already removed the log (once the pod is over) costs no line: no note
-          // (seen in CI: the successor ran and ended before its stream was checked against the
-          // status, and the note then said a complete log might not be).
-          if (previous.gone() && (missed != null || !trackedComplete)) {
+          // (seen in CI: the successor's short run came on the stream reopened while the status
+          // lagged, which the check then cut, and the note said a complete log might not be).
+          if (previous.gone() && (missed != null || !Boolean.TRUE.equals(trackedComplete))) {
             noteGone(replica, container, true);
           }
           runEnded(replica, status, previous);
@@ -339,7 +341,7 @@ public final class StreamingLogStream implements LogStream {
         if (!id.equals(tracked)) {
           trackedFrom = seen.resumeFrom();
           trackedFirst = null;
-          trackedComplete = true;
+          trackedComplete = null;
         }
         tracked = id;
         Optional<Integer> tail = seen.resumed() ? Optional.empty() : selection.tail();
@@ -370,7 +372,9 @@ public final class StreamingLogStream implements LogStream {
         if (trackedFirst == null) {
           trackedFirst = followed.firstDelivered().orElse(null);
         }
-        trackedComplete &= followed.toTheEnd() && !cutShort.get();
+        if (trackedComplete == null) {
+          trackedComplete = followed.toTheEnd() && !cutShort.get();
+        }
         int delivered = followed.delivered();
         if (podOver || jobOver || initDone) {
           return;
