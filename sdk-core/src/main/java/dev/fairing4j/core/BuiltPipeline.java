@@ -95,10 +95,6 @@ public final class BuiltPipeline {
     return deployer;
   }
 
-  BuildContext runs() {
-    return runs;
-  }
-
   private <T> T owned(java.util.function.Supplier<T> work) {
     return owner == null ? work.get() : owner.call(work);
   }

@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Refusals;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -56,9 +57,7 @@ public interface DeploymentPlan {
         if (deployer instanceof EndpointDeployer endpoint) {
           return endpoint.serve(context, image, progress);
         }
-        throw InvalidInputException.of("deployer", deployer.jobName() + " runs a training job,"
-            + " not an endpoint", "call run() for it, or serve with"
-            + " .deployer(Deployers.serving(\"name\")...)");
+        throw Refusals.runsNotServes(deployer.jobName());
       }
 
       @Override

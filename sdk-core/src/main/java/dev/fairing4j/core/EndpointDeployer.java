@@ -1,5 +1,6 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.Refusals;
 import java.util.Optional;
 
 /**
@@ -21,6 +22,6 @@ public interface EndpointDeployer extends Deployer {
   @Override
   default TrainingJob deploy(BuildContext context, Optional<ImageRef> image,
       ProgressListener progress) {
-    throw Pipeline.servesNotRuns(jobName());
+    throw Refusals.servesNotRuns(jobName());
   }
 }

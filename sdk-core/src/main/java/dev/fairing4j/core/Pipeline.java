@@ -2,6 +2,7 @@ package dev.fairing4j.core;
 
 import dev.fairing4j.core.internal.GuardedListener;
 import dev.fairing4j.core.internal.Owner;
+import dev.fairing4j.core.internal.Refusals;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -121,7 +122,7 @@ public final class Pipeline {
   private TrainingJob runOwned() {
     requireStages();
     if (deployer instanceof EndpointDeployer) {
-      throw servesNotRuns(deployer.jobName());
+      throw Refusals.servesNotRuns(deployer.jobName());
     }
     return buildAndSubmit("submit ", (plan, image) -> plan.deploy(image, progress));
   }
@@ -142,9 +143,7 @@ public final class Pipeline {
   private Endpoint serveOwned() {
     requireStages();
     if (!(deployer instanceof EndpointDeployer)) {
-      throw InvalidInputException.of("deployer", deployer.jobName() + " runs a training job,"
-          + " not an endpoint", "call run() for it, or serve with"
-          + " .deployer(Deployers.serving(\"name\")...)");
+      throw Refusals.runsNotServes(deployer.jobName());
     }
     return buildAndSubmit("serve ", (plan, image) -> plan.serve(image, progress));
   }
@@ -177,7 +176,7 @@ public final class Pipeline {
   private BuiltPipeline buildForRuns() {
     requireStages();
     if (deployer instanceof EndpointDeployer) {
-      throw servesNotRuns(deployer.jobName());
+      throw Refusals.servesNotRuns(deployer.jobName());
     }
     return buildOwned();
   }
@@ -199,10 +198,6 @@ public final class Pipeline {
   }
 
   /** The refusal of {@link #run()} (and of a deploy) for a deployer that serves a model. */
-  static InvalidInputException servesNotRuns(String name) {
-    return InvalidInputException.of("deployer", name + " serves a model; run() submits"
-        + " training jobs", "call serve() on the pipeline to create the endpoint");
-  }
 
   /**
    * The preprocessor's context, which the builder builds from, and what the job runs: the

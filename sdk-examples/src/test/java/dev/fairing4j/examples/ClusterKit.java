@@ -305,6 +305,32 @@ final class ClusterKit {
     return result.output();
   }
 
+  /**
+   * Waits until the CRD {@code name} is Established. Not {@code kubectl wait}: it fails at once
+   * on a CRD created a moment ago, whose status has no conditions yet (seen in CI).
+   */
+  void waitEstablished(String name) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      for (JsonNode condition : json("get", "crd", name).path("status").path("conditions")) {
+        if (condition.path("type").asText().equals("Established")
+            && condition.path("status").asText().equals("True")) {
+          return;
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionFailedError("CRD " + name + " is not Established after 60 s: "
+            + json("get", "crd", name).path("status"));
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionFailedError("interrupted waiting for CRD " + name);
+      }
+    }
+  }
+
   /** kubectl's {@code -o json} output, parsed. */
   JsonNode json(String... args) {
     List<String> all = new ArrayList<>(List.of(args));

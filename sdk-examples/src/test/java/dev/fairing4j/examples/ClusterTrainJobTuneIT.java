@@ -121,7 +121,7 @@ class ClusterTrainJobTuneIT {
       Files.copy(in, crd);
     }
     kit.kubectl("apply", "--server-side", "-f", crd.toString());
-    kit.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/" + CRD);
+    kit.waitEstablished(CRD);
 
     Experiment experiment = experiment("tj-opt");
     assertThat(experiment.dryRun()).startsWith("# backend AUTO chose OPTIMIZATION_JOB: the"

@@ -4,9 +4,9 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.DeploymentPlan;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.ImageRef;
-import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
+import dev.fairing4j.core.internal.Refusals;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -59,8 +59,7 @@ final class JobPlan implements DeploymentPlan {
   @Override
   public TrainingJob deploy(Optional<ImageRef> image, ProgressListener progress) {
     if (model.isPresent()) {
-      throw InvalidInputException.of("deployer", job.name() + " serves a model; run() submits"
-          + " training jobs", "call serve() on the pipeline to create the endpoint");
+      throw Refusals.servesNotRuns(job.name());
     }
     ClusterBackend target = backend.get();
     return target.submit(job(image), context, submit, progress);
@@ -68,9 +67,7 @@ final class JobPlan implements DeploymentPlan {
 
   @Override
   public Endpoint serve(Optional<ImageRef> image, ProgressListener progress) {
-    String served = model.orElseThrow(() -> InvalidInputException.of("deployer", job.name()
-        + " runs a training job, not an endpoint", "call run() for it, or serve with"
-            + " .deployer(Deployers.serving(\"name\")...)"));
+    String served = model.orElseThrow(() -> Refusals.runsNotServes(job.name()));
     ClusterBackend target = backend.get();
     return target.serve(job(image), context, submit, served, progress);
   }

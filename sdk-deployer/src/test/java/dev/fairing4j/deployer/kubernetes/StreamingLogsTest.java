@@ -247,12 +247,7 @@ class StreamingLogsTest {
         () -> pod("master", 0, RESTARTED_C2));
     log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing")
         + line("12:00:00.200000000", "first run: exit 7"), () -> { });
-    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
-        + line("12:00:02.100000000", "second run: done"), () -> {
-          pod("master", 0, RESTARTED_C2.replace("\"state\":{\"running\":{}}",
-              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
-          jobPhase.set("Succeeded");
-        });
+    successorRunsToItsEnd(RESTARTED_C2);
     List<String> seen = new CopyOnWriteArrayList<>();
 
     try (LogStream stream = job.logs().follow(seen::add)) {
@@ -302,12 +297,7 @@ class StreamingLogsTest {
         () -> pod("master", 0, restarted));
     log("mnist-master-0/pytorch/previous", line("12:00:00.100000000", "first run: failing"),
         () -> { });
-    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
-        + line("12:00:02.100000000", "second run: done"), () -> {
-          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
-              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
-          jobPhase.set("Succeeded");
-        });
+    successorRunsToItsEnd(restarted);
     List<String> seen = new CopyOnWriteArrayList<>();
 
     try (LogStream stream = job.logs().follow(seen::add)) {
@@ -327,12 +317,7 @@ class StreamingLogsTest {
     String restarted = RESTARTED_C2.replace("12:00:00Z", "12:00:00.500Z");
     pod("master", 0, running("c1"));
     log("mnist-master-0/pytorch", line("12:00:00.100000000", "first run: failing"), () -> { });
-    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
-        + line("12:00:02.100000000", "second run: done"), () -> {
-          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
-              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
-          jobPhase.set("Succeeded");
-        });
+    successorRunsToItsEnd(restarted);
     log("mnist-master-0/pytorch/previous",
         "unable to retrieve container logs for containerd://c1\n", () -> { });
     List<String> seen = new CopyOnWriteArrayList<>();
@@ -359,12 +344,7 @@ class StreamingLogsTest {
         () -> pod("master", 0, restarted));
     log("mnist-master-0/pytorch/previous",
         "unable to retrieve container logs for containerd://c1\n", () -> { });
-    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
-        + line("12:00:02.100000000", "second run: done"), () -> {
-          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
-              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
-          jobPhase.set("Succeeded");
-        });
+    successorRunsToItsEnd(restarted);
     List<String> seen = new CopyOnWriteArrayList<>();
 
     try (LogStream stream = job.logs().follow(seen::add)) {
@@ -373,6 +353,19 @@ class StreamingLogsTest {
 
     assertThat(seen).containsExactly("[master-0] first run: failing", "[master-0] second run",
         "[master-0] second run: done");
+  }
+
+  /**
+   * The restarted instance's whole log, served once: its two lines, after which its pod (as
+   * {@code restarted}, now ended) and the job succeed.
+   */
+  private void successorRunsToItsEnd(String restarted) {
+    log("mnist-master-0/pytorch", line("12:00:01.100000000", "second run")
+        + line("12:00:02.100000000", "second run: done"), () -> {
+          pod("master", 0, restarted.replace("\"state\":{\"running\":{}}",
+              "\"state\":{\"terminated\":{\"exitCode\":0}}").replace("Running", "Succeeded"));
+          jobPhase.set("Succeeded");
+        });
   }
 
   @Test
