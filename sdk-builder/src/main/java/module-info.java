@@ -19,7 +19,7 @@ module dev.fairing4j.builder {
   // Jackson reads and writes the SDK's own records (job state, manifests, reports) by
   // reflection; it may, and no one else.
   opens dev.fairing4j.builder to com.fasterxml.jackson.databind;
-  opens dev.fairing4j.builder.dockerfile.internal to com.fasterxml.jackson.databind;
-  opens dev.fairing4j.builder.image.internal to com.fasterxml.jackson.databind;
-  opens dev.fairing4j.builder.preprocess.internal to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.builder.internal.dockerfile to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.builder.internal.image to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.builder.internal.preprocess to com.fasterxml.jackson.databind;
 }

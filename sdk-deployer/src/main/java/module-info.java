@@ -24,6 +24,7 @@ module dev.fairing4j.deployer {
 
   exports dev.fairing4j.deployer;
   exports dev.fairing4j.deployer.batch;
+  exports dev.fairing4j.deployer.job;
   exports dev.fairing4j.deployer.kubeflow;
   exports dev.fairing4j.deployer.kubernetes;
   exports dev.fairing4j.deployer.local;
@@ -38,8 +39,8 @@ module dev.fairing4j.deployer {
       dev.fairing4j.deployer.monitor.internal.XChartRenderer;
   // Each kind's room provides what the clusters need to know about it; the class path reads
   // the same list from META-INF/services (ModuleDescriptorTest keeps the two equal).
-  uses dev.fairing4j.deployer.internal.kinds.TrainingKind;
-  provides dev.fairing4j.deployer.internal.kinds.TrainingKind with
+  uses dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
+  provides dev.fairing4j.deployer.job.internal.kinds.TrainingKind with
       dev.fairing4j.deployer.kubeflow.internal.PyTorchJobType,
       dev.fairing4j.deployer.kubeflow.internal.TfJobType,
       dev.fairing4j.deployer.kubeflow.internal.XGBoostJobType;
@@ -48,7 +49,8 @@ module dev.fairing4j.deployer {
   // reflection; it may, and no one else.
   opens dev.fairing4j.deployer to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.batch to com.fasterxml.jackson.databind;
-  opens dev.fairing4j.deployer.internal to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.deployer.job to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.deployer.job.internal to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.kubeflow to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.kubernetes to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.kubernetes.internal.builds to com.fasterxml.jackson.databind;

@@ -1,6 +1,6 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
 import dev.fairing4j.core.Preprocessor;
 import java.nio.file.Path;
 import java.util.List;

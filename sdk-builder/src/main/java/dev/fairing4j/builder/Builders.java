@@ -1,6 +1,6 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.image.internal.BaseImage;
+import dev.fairing4j.builder.internal.image.BaseImage;
 import java.nio.file.Path;
 import java.util.Objects;
 

@@ -1,13 +1,13 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.dockerfile.internal.BuildTools;
-import dev.fairing4j.builder.dockerfile.internal.DockerfilePlan;
-import dev.fairing4j.builder.dockerfile.internal.DockerfileTranslation;
-import dev.fairing4j.builder.dockerfile.internal.ToolBuild;
-import dev.fairing4j.builder.image.internal.BaseImage;
-import dev.fairing4j.builder.image.internal.BuildSettings;
-import dev.fairing4j.builder.image.internal.ImageBuildRun;
-import dev.fairing4j.builder.image.internal.LocalStoreBuild;
+import dev.fairing4j.builder.internal.dockerfile.BuildTools;
+import dev.fairing4j.builder.internal.dockerfile.DockerfilePlan;
+import dev.fairing4j.builder.internal.dockerfile.DockerfileTranslation;
+import dev.fairing4j.builder.internal.dockerfile.ToolBuild;
+import dev.fairing4j.builder.internal.image.BaseImage;
+import dev.fairing4j.builder.internal.image.BuildSettings;
+import dev.fairing4j.builder.internal.image.ImageBuildRun;
+import dev.fairing4j.builder.internal.image.LocalStoreBuild;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.ImageRef;

@@ -2,9 +2,9 @@ package dev.fairing4j.builder;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.fairing4j.builder.internal.Json;
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Sha256;

@@ -1,11 +1,11 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.GitCheckouts;
-import dev.fairing4j.builder.preprocess.internal.GitRef;
-import dev.fairing4j.builder.preprocess.internal.GitUrls;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.GitCheckouts;
+import dev.fairing4j.builder.internal.preprocess.GitRef;
+import dev.fairing4j.builder.internal.preprocess.GitUrls;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.Secret;

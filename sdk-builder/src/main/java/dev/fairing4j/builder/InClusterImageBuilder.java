@@ -1,7 +1,7 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.dockerfile.internal.DockerfilePlan;
-import dev.fairing4j.builder.dockerfile.internal.DockerfileTranslation;
+import dev.fairing4j.builder.internal.dockerfile.DockerfilePlan;
+import dev.fairing4j.builder.internal.dockerfile.DockerfileTranslation;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.BuildSite;
 import dev.fairing4j.core.ContextFile;

@@ -2,12 +2,12 @@ package dev.fairing4j.builder;
 
 import com.google.cloud.tools.jib.api.ImageReference;
 import com.google.cloud.tools.jib.api.InvalidImageReferenceException;
-import dev.fairing4j.builder.image.internal.BaseImage;
-import dev.fairing4j.builder.image.internal.BuildSettings;
-import dev.fairing4j.builder.image.internal.CredentialSource;
-import dev.fairing4j.builder.image.internal.ImageBuildRun;
-import dev.fairing4j.builder.image.internal.LocalStoreBuild;
-import dev.fairing4j.builder.image.internal.RegistryCredential;
+import dev.fairing4j.builder.internal.image.BaseImage;
+import dev.fairing4j.builder.internal.image.BuildSettings;
+import dev.fairing4j.builder.internal.image.CredentialSource;
+import dev.fairing4j.builder.internal.image.ImageBuildRun;
+import dev.fairing4j.builder.internal.image.LocalStoreBuild;
+import dev.fairing4j.builder.internal.image.RegistryCredential;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ImageBuilder;
 import dev.fairing4j.core.ImageRef;

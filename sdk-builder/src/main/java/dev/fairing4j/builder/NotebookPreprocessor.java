@@ -1,13 +1,13 @@
 package dev.fairing4j.builder;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fairing4j.builder.preprocess.internal.ContainerPaths;
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.NotebookConverter;
-import dev.fairing4j.builder.preprocess.internal.NotebookRunner;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
-import dev.fairing4j.builder.preprocess.internal.SourceFiles;
+import dev.fairing4j.builder.internal.preprocess.ContainerPaths;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.NotebookConverter;
+import dev.fairing4j.builder.internal.preprocess.NotebookRunner;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.SourceFiles;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;

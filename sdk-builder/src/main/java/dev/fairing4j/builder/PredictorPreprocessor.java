@@ -1,12 +1,12 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.ContainerPaths;
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.ModelServer;
-import dev.fairing4j.builder.preprocess.internal.PredictorSource;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
-import dev.fairing4j.builder.preprocess.internal.SourceFiles;
+import dev.fairing4j.builder.internal.preprocess.ContainerPaths;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.ModelServer;
+import dev.fairing4j.builder.internal.preprocess.PredictorSource;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.SourceFiles;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.InvalidInputException;

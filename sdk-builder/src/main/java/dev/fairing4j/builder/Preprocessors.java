@@ -1,6 +1,6 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;

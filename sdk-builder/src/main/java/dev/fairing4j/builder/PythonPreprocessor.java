@@ -1,9 +1,9 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
-import dev.fairing4j.builder.preprocess.internal.SourceFiles;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.SourceFiles;
 import dev.fairing4j.core.BuildContext;
 import java.nio.file.Path;
 import java.util.Objects;

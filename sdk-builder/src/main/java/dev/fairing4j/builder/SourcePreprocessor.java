@@ -1,8 +1,8 @@
 package dev.fairing4j.builder;
 
-import dev.fairing4j.builder.preprocess.internal.EntrySource;
-import dev.fairing4j.builder.preprocess.internal.PythonContextBuilder;
-import dev.fairing4j.builder.preprocess.internal.PythonOptions;
+import dev.fairing4j.builder.internal.preprocess.EntrySource;
+import dev.fairing4j.builder.internal.preprocess.PythonContextBuilder;
+import dev.fairing4j.builder.internal.preprocess.PythonOptions;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Sha256;

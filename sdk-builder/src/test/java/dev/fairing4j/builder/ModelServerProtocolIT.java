@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fairing4j.builder.preprocess.internal.ModelServer;
+import dev.fairing4j.builder.internal.preprocess.ModelServer;
 import dev.fairing4j.core.testing.Tools;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,7 +5,7 @@ import dev.fairing4j.deployer.local.LocalCluster;
 import dev.fairing4j.deployer.local.PodmanCluster;
 
 /**
- * Where jobs run: the entry point for {@link Cluster} values, e.g.
+ * Where jobs run: the entry point for {@link dev.fairing4j.deployer.job.Cluster} values, e.g.
  * {@code Deployers.pyTorchJob("mnist").on(Clusters.kubernetes().namespace("kubeflow"))}.
  */
 public final class Clusters {

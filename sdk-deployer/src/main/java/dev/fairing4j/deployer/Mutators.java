@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Sha256;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.job.PodMutator;
 import dev.fairing4j.deployer.mutate.Env;
 import dev.fairing4j.deployer.mutate.PodMetadata;
 import dev.fairing4j.deployer.mutate.PodSettings;

@@ -7,13 +7,14 @@ import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.internal.JobDirectory;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.internal.ClusterBackends;
 import dev.fairing4j.deployer.monitor.EndpointList;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
+import dev.fairing4j.deployer.monitor.internal.JobDirectory;
 import java.util.List;
 import java.util.Objects;
 

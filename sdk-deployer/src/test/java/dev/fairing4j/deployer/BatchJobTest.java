@@ -3,6 +3,7 @@ package dev.fairing4j.deployer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.job.RestartPolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -9,7 +9,8 @@ import dev.fairing4j.core.DeploymentPlan;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import java.util.List;
 import java.util.Map;
@@ -196,7 +197,7 @@ class DeployerValuesTest {
     deployer.asDeployer().deploy(Fixtures.context(), Optional.of(Fixtures.image()),
         ProgressListener.NONE);
 
-    String submitted = dev.fairing4j.deployer.internal.Yaml.write(cluster.submitted.get(0)
+    String submitted = dev.fairing4j.deployer.job.internal.Yaml.write(cluster.submitted.get(0)
         .objects());
     assertThat(dryRun).contains("image: registry.example.com/team/mnist:"
         + Fixtures.context().contentTag());

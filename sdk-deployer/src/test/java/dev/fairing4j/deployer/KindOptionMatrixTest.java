@@ -3,6 +3,8 @@ package dev.fairing4j.deployer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.RestartPolicy;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SchedulingPolicy;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.ReplicaType;
+import dev.fairing4j.deployer.job.RestartPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SuccessPolicy;
 import java.util.List;

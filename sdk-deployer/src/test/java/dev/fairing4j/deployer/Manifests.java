@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer;
 
-import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKinds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,12 +41,12 @@ final class Manifests {
   /** The training container's name for a kind. */
   static String trainingContainer(Map<String, Object> object) {
     return TrainingKinds.named((String) object.get("kind"))
-        .map(dev.fairing4j.deployer.internal.kinds.TrainingKind::containerName)
+        .map(dev.fairing4j.deployer.job.internal.kinds.TrainingKind::containerName)
         .orElse("training");
   }
 
   /** The operator's description of the object's kind, as its room provides it. */
-  static dev.fairing4j.deployer.internal.kinds.TrainingKind operatorKind(
+  static dev.fairing4j.deployer.job.internal.kinds.TrainingKind operatorKind(
       Map<String, Object> object) {
     return TrainingKinds.named((String) object.get("kind"))
         .orElseThrow(() -> new AssertionError("not an operator kind: " + object.get("kind")));

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
-import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.PodTemplate;
+import dev.fairing4j.deployer.job.ReplicaType;
+import dev.fairing4j.deployer.job.internal.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fairing4j.core.DeployerSource;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.CrdSchemaValidator;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.RestartPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -7,6 +7,7 @@ import dev.fairing4j.core.testing.KubeApiServer.User;
 import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.deployer.KindOptionMatrixTest.Option;
 import dev.fairing4j.deployer.KindOptionMatrixTest.Shape;
+import dev.fairing4j.deployer.job.JobDeployer;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.SchedulingPolicy;

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.ReplicaType;
+import dev.fairing4j.deployer.job.RestartPolicy;
+import dev.fairing4j.deployer.job.internal.Json;
 import java.util.Map;
 import java.util.Optional;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;

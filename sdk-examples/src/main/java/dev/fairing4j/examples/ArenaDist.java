@@ -1,18 +1,18 @@
 package dev.fairing4j.examples;
 
-import dev.fairing4j.deployer.monitor.TensorBoardInstance;
-import dev.fairing4j.deployer.monitor.TensorBoard;
-import dev.fairing4j.deployer.TrainingClient;
-import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.builder.Preprocessors;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.Preprocessor;
-import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.deployer.Deployers;
-import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
+import dev.fairing4j.deployer.TrainingClient;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobDeployer;
 import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.monitor.TensorBoard;
+import dev.fairing4j.deployer.monitor.TensorBoardInstance;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package dev.fairing4j.examples;
 
 import dev.fairing4j.core.Preprocessor;
-import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.Deployers;
-import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobDeployer;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.local.LocalCluster;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package dev.fairing4j.examples;
 
 import dev.fairing4j.core.Preprocessor;
-import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.Deployers;
-import dev.fairing4j.deployer.JobDeployer;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobDeployer;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 import java.util.Optional;
 

@@ -1,21 +1,21 @@
 package dev.fairing4j.examples;
 
-import java.util.Map;
-import java.util.List;
-import dev.fairing4j.deployer.storage.Volumes;
-import dev.fairing4j.deployer.storage.StorageObject;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.Preprocessor;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.Cluster;
 import dev.fairing4j.deployer.Deployers;
-import dev.fairing4j.deployer.JobDeployer;
 import dev.fairing4j.deployer.Mutators;
-import dev.fairing4j.deployer.RestartPolicy;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.RestartPolicy;
 import dev.fairing4j.deployer.local.LocalCluster;
+import dev.fairing4j.deployer.storage.StorageObject;
+import dev.fairing4j.deployer.storage.Volumes;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**

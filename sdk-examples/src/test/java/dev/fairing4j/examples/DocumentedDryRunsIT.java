@@ -32,7 +32,8 @@ class DocumentedDryRunsIT {
       "(?s)^\\s*(?://[^\\n]*\\s*)*(?:[\\w.<>?]+\\s+)?(\\w+)\\s*=\\s*(.*?)\\.\\s*(?://[^\\n]*\\s*)*(?:run|serve)\\(\\)"
           + "\\s*;\\s*(?://[^\\n]*)?\\s*$");
   private static final String IMPORTS = "import dev.fairing4j.core.*; import dev.fairing4j.builder.*;"
-      + " import dev.fairing4j.deployer.*; import dev.fairing4j.deployer.kubeflow.*;"
+      + " import dev.fairing4j.deployer.*; import dev.fairing4j.deployer.job.*;"
+      + " import dev.fairing4j.deployer.kubeflow.*;"
       + " import dev.fairing4j.deployer.serving.*; import dev.fairing4j.deployer.trainer.*;"
       + " import dev.fairing4j.deployer.tuning.*; import java.time.*;\n";
 

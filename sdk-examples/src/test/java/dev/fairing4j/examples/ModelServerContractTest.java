@@ -2,8 +2,8 @@ package dev.fairing4j.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.builder.preprocess.internal.ModelServer;
-import dev.fairing4j.deployer.internal.ServedModel;
+import dev.fairing4j.builder.internal.preprocess.ModelServer;
+import dev.fairing4j.deployer.job.internal.ServedModel;
 import dev.fairing4j.deployer.local.internal.python.ImportScanner;
 import java.util.Set;
 import java.util.TreeSet;

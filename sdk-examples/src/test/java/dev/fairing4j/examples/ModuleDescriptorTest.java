@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleDescriptor.Exports;
 import java.lang.module.ModuleDescriptor.Opens;
 import java.lang.module.ModuleDescriptor.Requires;
+import java.lang.module.ModuleDescriptor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -87,7 +87,7 @@ class ModuleDescriptorTest {
       provided.putAll(declared);
     }
     assertThat(provided).as("the SDK provides its kinds and its chart renderer")
-        .containsKeys("dev.fairing4j.deployer.internal.kinds.TrainingKind",
+        .containsKeys("dev.fairing4j.deployer.job.internal.kinds.TrainingKind",
             "dev.fairing4j.core.internal.ChartRenderer");
     assertThat(used).as("services some SDK module loads").containsAll(provided.keySet());
   }

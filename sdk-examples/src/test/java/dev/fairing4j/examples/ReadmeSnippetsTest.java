@@ -41,6 +41,7 @@ class ReadmeSnippetsTest {
       "import dev.fairing4j.builder.*;",
       "import dev.fairing4j.deployer.*;",
       "import dev.fairing4j.deployer.batch.*;",
+      "import dev.fairing4j.deployer.job.*;",
       "import dev.fairing4j.deployer.kubeflow.*;",
       "import dev.fairing4j.deployer.kubernetes.*;",
       "import dev.fairing4j.deployer.local.*;",

@@ -2,7 +2,7 @@ package dev.fairing4j.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.builder.preprocess.internal.RequirementsBootstrap;
+import dev.fairing4j.builder.internal.preprocess.RequirementsBootstrap;
 import dev.fairing4j.deployer.local.internal.python.RequirementsInstaller;
 import org.junit.jupiter.api.Test;
 

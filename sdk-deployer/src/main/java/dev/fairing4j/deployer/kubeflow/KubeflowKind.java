@@ -1,11 +1,11 @@
 package dev.fairing4j.deployer.kubeflow;
 
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.NamedPort;
-import dev.fairing4j.deployer.internal.ReplicaSlot;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.internal.JobKind;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.NamedPort;
+import dev.fairing4j.deployer.job.internal.ReplicaSlot;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

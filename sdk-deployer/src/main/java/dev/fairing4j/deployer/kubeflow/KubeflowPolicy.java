@@ -1,10 +1,11 @@
 package dev.fairing4j.deployer.kubeflow;
 
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.RestartPolicy;
-import dev.fairing4j.deployer.ReplicaType;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.ReplicaType;
+import dev.fairing4j.deployer.job.RestartPolicy;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.ReplicaSlot;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +66,8 @@ record KubeflowPolicy(RestartPolicy defaultRestart, Map<ReplicaType, RestartPoli
   /**
    * {@code spec.runPolicy} in the operator's field order. cleanPodPolicy is always written: the
    * operator's default lives only in its memory, and the stored object should say what happens.
-   * backoffLimit too, {@link dev.fairing4j.deployer.JobDeployer#DEFAULT_BACKOFF_LIMIT} unless set:
+   * backoffLimit too, {@link dev.fairing4j.deployer.job.JobDeployer#DEFAULT_BACKOFF_LIMIT} unless
+   * set:
    * without one the operator restarts a script that exits non-zero forever.
    */
   Map<String, Object> runPolicy(JobOptions options) {
@@ -74,7 +76,7 @@ record KubeflowPolicy(RestartPolicy defaultRestart, Map<ReplicaType, RestartPoli
     options.ttlSecondsAfterFinished().ifPresent(v -> runPolicy.put("ttlSecondsAfterFinished", v));
     options.activeDeadlineSeconds().ifPresent(v -> runPolicy.put("activeDeadlineSeconds", v));
     runPolicy.put("backoffLimit",
-        options.backoffLimit().orElse(dev.fairing4j.deployer.JobDeployer.DEFAULT_BACKOFF_LIMIT));
+        options.backoffLimit().orElse(JobDeployer.DEFAULT_BACKOFF_LIMIT));
     scheduling.ifPresent(policy -> {
       Map<String, Object> map = Json.map();
       policy.minAvailable().ifPresent(v -> map.put("minAvailable", v));

@@ -6,12 +6,10 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.GuardedListener;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.CustomObjects;
-import dev.fairing4j.deployer.internal.JobDirectory;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.StorageBackend;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.ClusterBackend;
+import dev.fairing4j.deployer.job.internal.CustomObjects;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobSubmitter;
@@ -25,7 +23,9 @@ import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubernetesObjects;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
+import dev.fairing4j.deployer.monitor.internal.JobDirectory;
 import dev.fairing4j.deployer.storage.Ensured;
+import dev.fairing4j.deployer.storage.internal.StorageBackend;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,7 +38,7 @@ import java.util.stream.Collectors;
 /**
  * What a {@link KubernetesCluster} does behind its public face: submits jobs, ensures storage,
  * lists jobs. Package-private so that none of it shows on the public class; the deployers reach
- * it through {@link dev.fairing4j.deployer.internal.ClusterBackends}.
+ * it through {@link dev.fairing4j.deployer.job.internal.ClusterBackends}.
  */
 final class KubernetesBackend implements ClusterBackend, StorageBackend, JobDirectory.Provider,
     CustomObjects.Provider {

@@ -7,7 +7,7 @@ import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.PredictionException;
 import dev.fairing4j.core.internal.KernelBridge;
-import dev.fairing4j.deployer.internal.PredictProtocol;
+import dev.fairing4j.deployer.job.internal.PredictProtocol;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.Deletion;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;

@@ -4,15 +4,15 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.Endpoint;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.JobDirectory;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.ClusterBackend;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalEndpoint;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
 import dev.fairing4j.deployer.local.internal.plan.LocalRuntimes;
+import dev.fairing4j.deployer.monitor.internal.JobDirectory;
 import java.util.Objects;
 
 /**
@@ -20,7 +20,7 @@ import java.util.Objects;
  * public face: runs jobs and lists them. The two differ only in how a replica starts (a sandboxed
  * process over the build context, or a container of the built image), so they share this backend
  * and pass in their submitter. Package-private so that none of it shows on the public classes;
- * the deployers reach it through {@link dev.fairing4j.deployer.internal.ClusterBackends}.
+ * the deployers reach it through {@link dev.fairing4j.deployer.job.internal.ClusterBackends}.
  */
 final class MachineBackend implements ClusterBackend, JobDirectory.Provider {
   /** How a cluster on this machine starts a job's replicas. */

@@ -5,9 +5,9 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.Cluster;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import java.nio.file.Path;
@@ -191,7 +191,7 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
     return backend.submit(job, context, options, progress);
   }
 
-  /** For {@link dev.fairing4j.deployer.internal.ClusterBackends}, which says why. */
+  /** For {@link dev.fairing4j.deployer.job.internal.ClusterBackends}, which says why. */
   MachineBackend backend() {
     return backend;
   }

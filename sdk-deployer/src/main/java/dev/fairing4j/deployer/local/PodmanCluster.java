@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.local;
 
-import dev.fairing4j.deployer.internal.ClusterBackends;
+import dev.fairing4j.deployer.job.internal.ClusterBackends;
 import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
 import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;

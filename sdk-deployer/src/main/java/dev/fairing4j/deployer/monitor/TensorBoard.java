@@ -3,7 +3,7 @@ package dev.fairing4j.deployer.monitor;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.OwnedObjects;
+import dev.fairing4j.deployer.job.internal.OwnedObjects;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

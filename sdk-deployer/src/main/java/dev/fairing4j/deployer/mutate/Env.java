@@ -2,8 +2,8 @@ package dev.fairing4j.deployer.mutate;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.PodMutator;
-import dev.fairing4j.deployer.PodTemplate;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.PodTemplate;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

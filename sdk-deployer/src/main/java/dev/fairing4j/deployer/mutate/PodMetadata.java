@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.mutate;
 
-import dev.fairing4j.deployer.PodMutator;
-import dev.fairing4j.deployer.PodTemplate;
-import dev.fairing4j.deployer.internal.Metadata;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.PodTemplate;
+import dev.fairing4j.deployer.job.internal.Metadata;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,10 +1,10 @@
 package dev.fairing4j.deployer.mutate;
 
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.PodMutator;
-import dev.fairing4j.deployer.PodTemplate;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.Metadata;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.PodTemplate;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.Metadata;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

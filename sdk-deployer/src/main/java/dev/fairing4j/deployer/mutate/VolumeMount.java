@@ -2,9 +2,9 @@ package dev.fairing4j.deployer.mutate;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.PodMutator;
-import dev.fairing4j.deployer.PodTemplate;
-import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.PodTemplate;
+import dev.fairing4j.deployer.job.internal.Json;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;

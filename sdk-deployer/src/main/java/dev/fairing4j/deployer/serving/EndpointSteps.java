@@ -8,11 +8,11 @@ import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.RegistryCredentials;
-import dev.fairing4j.deployer.JobDeployer;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.JobRendering;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.internal.ClusterBackend;
+import dev.fairing4j.deployer.job.internal.ClusterBackends;
+import dev.fairing4j.deployer.job.internal.JobKind;
+import dev.fairing4j.deployer.job.internal.JobRendering;
 import java.util.Objects;
 import java.util.Optional;
 

@@ -2,8 +2,8 @@ package dev.fairing4j.deployer.serving;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.internal.ServedModel;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.internal.ServedModel;
 import java.util.List;
 import java.util.Optional;
 

@@ -2,11 +2,11 @@ package dev.fairing4j.deployer.storage;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.Cluster;
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.internal.ClusterBackend;
-import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.internal.StorageBackend;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.internal.ClusterBackend;
+import dev.fairing4j.deployer.job.internal.ClusterBackends;
+import dev.fairing4j.deployer.storage.internal.StorageBackend;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.storage;
 
-import dev.fairing4j.deployer.internal.Yaml;
+import dev.fairing4j.deployer.job.internal.Yaml;
 import java.util.List;
 import java.util.Map;
 

@@ -2,9 +2,9 @@ package dev.fairing4j.deployer.storage;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.Metadata;
-import dev.fairing4j.deployer.internal.Quantities;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.Metadata;
+import dev.fairing4j.deployer.job.internal.Quantities;
 import java.math.BigDecimal;
 import java.util.Collection;
 import java.util.Collections;

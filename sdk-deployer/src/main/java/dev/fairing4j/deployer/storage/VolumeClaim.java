@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.storage;
 
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.Metadata;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.Metadata;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.storage;
 
-import dev.fairing4j.deployer.Cluster;
+import dev.fairing4j.deployer.job.Cluster;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;

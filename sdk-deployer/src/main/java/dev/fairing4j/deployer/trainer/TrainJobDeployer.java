@@ -1,10 +1,10 @@
 package dev.fairing4j.deployer.trainer;
 
 import dev.fairing4j.core.BuildContext;
-import dev.fairing4j.deployer.JobDeployer;
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.ReplicaType;
-import dev.fairing4j.deployer.internal.DeployerKinds;
+import dev.fairing4j.deployer.job.JobDeployer;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.ReplicaType;
+import dev.fairing4j.deployer.job.internal.DeployerKinds;
 import dev.fairing4j.deployer.trainer.internal.TrainJobKind;
 import dev.fairing4j.deployer.trainer.internal.TrainJobSettings;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.CustomObjects;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.CustomObjects;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

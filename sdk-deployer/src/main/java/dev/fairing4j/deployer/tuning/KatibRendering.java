@@ -2,10 +2,10 @@ package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.deployer.batch.BatchJobDeployer;
-import dev.fairing4j.deployer.internal.Metadata;
-import dev.fairing4j.deployer.internal.PullSecret;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
-import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
+import dev.fairing4j.deployer.job.internal.Metadata;
+import dev.fairing4j.deployer.job.internal.PullSecret;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKinds;
 import dev.fairing4j.deployer.trainer.TrainJobDeployer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.tuning;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.PullSecret;
+import dev.fairing4j.deployer.job.internal.PullSecret;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

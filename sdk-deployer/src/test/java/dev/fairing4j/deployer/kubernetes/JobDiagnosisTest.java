@@ -8,7 +8,7 @@ import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deployer.Clusters;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -8,7 +8,7 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeEnvironment;
 import java.io.File;
 import java.nio.file.Files;

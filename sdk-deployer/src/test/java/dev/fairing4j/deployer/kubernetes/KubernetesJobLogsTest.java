@@ -12,7 +12,7 @@ import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deployer.Clusters;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -7,7 +7,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.KubernetesApiFixture;
 import dev.fairing4j.deployer.Clusters;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.testing.KubernetesApiFixture;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

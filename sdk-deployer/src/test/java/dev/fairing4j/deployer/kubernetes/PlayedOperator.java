@@ -1,9 +1,9 @@
 package dev.fairing4j.deployer.kubernetes;
 
 import dev.fairing4j.core.testing.KubeApiServer.Response;
-import dev.fairing4j.core.testing.KubeApiServer;
 import dev.fairing4j.core.testing.KubeApiServer.User;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.core.testing.KubeApiServer;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

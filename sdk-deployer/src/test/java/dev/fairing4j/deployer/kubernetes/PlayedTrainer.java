@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.kubernetes;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.fairing4j.core.testing.KubeApiServer;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -14,7 +14,7 @@ import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Fixtures;
 import dev.fairing4j.deployer.Mutators;
 import dev.fairing4j.deployer.TrainingClient;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeEnvironment;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;

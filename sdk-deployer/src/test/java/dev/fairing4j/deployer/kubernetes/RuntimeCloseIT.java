@@ -14,7 +14,7 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.testing.RealKubernetes;
 import dev.fairing4j.deployer.Clusters;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -7,7 +7,7 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.monitor.TensorBoard;
 import java.time.Duration;
 import java.util.List;

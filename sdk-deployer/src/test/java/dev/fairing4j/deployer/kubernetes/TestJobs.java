@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubernetes;
 
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import java.time.Duration;
 import java.util.LinkedHashMap;

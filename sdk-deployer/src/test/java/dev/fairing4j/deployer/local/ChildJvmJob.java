@@ -4,7 +4,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
 import java.nio.file.Path;
 import java.util.List;

@@ -10,7 +10,7 @@ import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;

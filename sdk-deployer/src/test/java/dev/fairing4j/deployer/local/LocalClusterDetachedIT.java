@@ -10,7 +10,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.TrainingJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalTrainingJob;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;

@@ -9,7 +9,7 @@ import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.TrainingClient;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.monitor.JobGpus;
 import java.nio.file.Files;
 import java.time.Duration;

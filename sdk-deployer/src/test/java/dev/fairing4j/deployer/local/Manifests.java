@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.local;
 
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -13,8 +13,8 @@ import dev.fairing4j.deployer.Clusters;
 import dev.fairing4j.deployer.Deployers;
 import dev.fairing4j.deployer.Fixtures;
 import dev.fairing4j.deployer.Mutators;
-import dev.fairing4j.deployer.PodMutator;
-import dev.fairing4j.deployer.ReplicaType;
+import dev.fairing4j.deployer.job.PodMutator;
+import dev.fairing4j.deployer.job.ReplicaType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -142,7 +142,7 @@ class TrainJobTest {
     // The dry run redacts the pull Secret's password; the training object is the same.
     List<Map<String, Object>> shown = Fixtures.parse(yaml);
     assertThat(cluster.submitted.get(0).objects()).hasSameSizeAs(shown);
-    assertThat(Fixtures.parse(dev.fairing4j.deployer.internal.Yaml.write(List.of(
+    assertThat(Fixtures.parse(dev.fairing4j.deployer.job.internal.Yaml.write(List.of(
         cluster.submitted.get(0).trainingObject())))).containsExactly(shown.get(shown.size() - 1));
     assertThat(cluster.submitted.get(0).kind()).isEqualTo("TrainJob");
     // AUTO may reshape for the cluster; an explicit version is sent as rendered.

@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.tuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.deployer.internal.CustomObjects;
+import dev.fairing4j.deployer.job.internal.CustomObjects;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;

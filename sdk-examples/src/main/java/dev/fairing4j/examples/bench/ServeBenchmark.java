@@ -1,6 +1,6 @@
 package dev.fairing4j.examples.bench;
 
-import dev.fairing4j.builder.preprocess.internal.ModelServer;
+import dev.fairing4j.builder.internal.preprocess.ModelServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

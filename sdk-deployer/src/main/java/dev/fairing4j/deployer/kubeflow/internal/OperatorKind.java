@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.kubeflow.internal;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.kubeflow.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology.Replica;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology.Replica;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

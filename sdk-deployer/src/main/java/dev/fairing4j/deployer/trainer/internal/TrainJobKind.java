@@ -2,16 +2,16 @@ package dev.fairing4j.deployer.trainer.internal;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.Cluster;
-import dev.fairing4j.deployer.JobOptions;
-import dev.fairing4j.deployer.RestartPolicy;
-import dev.fairing4j.deployer.internal.ClusterBackends;
-import dev.fairing4j.deployer.internal.JobKind;
-import dev.fairing4j.deployer.internal.Json;
-import dev.fairing4j.deployer.internal.NamedPort;
-import dev.fairing4j.deployer.internal.Names;
-import dev.fairing4j.deployer.internal.Quantities;
-import dev.fairing4j.deployer.internal.ReplicaSlot;
+import dev.fairing4j.deployer.job.Cluster;
+import dev.fairing4j.deployer.job.JobOptions;
+import dev.fairing4j.deployer.job.RestartPolicy;
+import dev.fairing4j.deployer.job.internal.ClusterBackends;
+import dev.fairing4j.deployer.job.internal.JobKind;
+import dev.fairing4j.deployer.job.internal.Json;
+import dev.fairing4j.deployer.job.internal.NamedPort;
+import dev.fairing4j.deployer.job.internal.Names;
+import dev.fairing4j.deployer.job.internal.Quantities;
+import dev.fairing4j.deployer.job.internal.ReplicaSlot;
 import dev.fairing4j.deployer.trainer.Initializer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * A TrainJob as {@link dev.fairing4j.deployer.internal.JobRendering} renders it. The shared
+ * A TrainJob as {@link dev.fairing4j.deployer.job.internal.JobRendering} renders it. The shared
  * machinery builds one pod template for the {@code node} job (container {@code node}, the
  * image, the preprocessor's command, args, env, labels) and runs the mutators over it, so every
  * {@code Mutators} factory works as for the other kinds; {@link #spec} then translates the

@@ -3,7 +3,7 @@ package dev.fairing4j.deployer.trainer.internal;
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ReplicaStatus;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.trainer.internal;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.Json;
+import dev.fairing4j.deployer.job.internal.Json;
 import dev.fairing4j.deployer.trainer.TrainerApi;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.trainer.internal;
 
-import dev.fairing4j.deployer.internal.Quantities;
+import dev.fairing4j.deployer.job.internal.Quantities;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology.Group;
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology.Replica;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
-import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology.Group;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology.Replica;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKinds;
 import dev.fairing4j.deployer.kubeflow.PyTorchJobDeployer;
 import dev.fairing4j.deployer.kubeflow.TfJobDeployer;
 import dev.fairing4j.deployer.kubeflow.XGBoostJobDeployer;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
 
 import dev.fairing4j.core.PodInfo;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.List;

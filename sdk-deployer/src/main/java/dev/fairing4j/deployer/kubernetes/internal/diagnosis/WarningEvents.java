@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
 
 import dev.fairing4j.core.JobEvent;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import java.time.Instant;

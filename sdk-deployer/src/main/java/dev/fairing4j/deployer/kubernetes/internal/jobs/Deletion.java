@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.internal.Durations;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;

@@ -6,7 +6,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.core.ProgressEvent;
 import dev.fairing4j.core.ProgressListener;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.FailureReport;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;

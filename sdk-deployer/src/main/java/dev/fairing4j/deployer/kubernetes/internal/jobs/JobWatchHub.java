@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ListWatch;

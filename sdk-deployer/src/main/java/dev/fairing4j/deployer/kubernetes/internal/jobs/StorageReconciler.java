@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
-import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.internal.Quantities;
+import dev.fairing4j.deployer.job.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.Quantities;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
@@ -100,7 +100,7 @@ public final class StorageReconciler {
         "storageClassName").orElse("")), recreate);
     Map<String, String> labels = labels(existing, "metadata", "labels");
     Map<String, String> wantedLabels = labels(wanted, "metadata", "labels");
-    wantedLabels.remove(dev.fairing4j.deployer.internal.Metadata.MANAGED_BY);
+    wantedLabels.remove(dev.fairing4j.deployer.job.internal.Metadata.MANAGED_BY);
     if (!labels.entrySet().containsAll(wantedLabels.entrySet())) {
       throw StorageConflictException.of(subject, "metadata.labels", labels.toString(),
           wantedLabels + " (at least)",

@@ -1,9 +1,9 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.SubmitOptions;
+import dev.fairing4j.deployer.job.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;

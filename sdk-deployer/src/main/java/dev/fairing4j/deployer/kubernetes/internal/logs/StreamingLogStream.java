@@ -5,7 +5,7 @@ import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.internal.Owner;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.LogMemory;

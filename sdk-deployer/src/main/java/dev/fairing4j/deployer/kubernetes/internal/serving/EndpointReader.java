@@ -2,9 +2,9 @@ package dev.fairing4j.deployer.kubernetes.internal.serving;
 
 import dev.fairing4j.core.EndpointStatus;
 import dev.fairing4j.core.PodInfo;
-import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.internal.LastLines;
-import dev.fairing4j.deployer.internal.ServedModel;
+import dev.fairing4j.deployer.job.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.LastLines;
+import dev.fairing4j.deployer.job.internal.ServedModel;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;

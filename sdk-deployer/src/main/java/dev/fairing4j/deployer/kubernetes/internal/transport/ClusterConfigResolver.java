@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.kubernetes.internal.transport;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;

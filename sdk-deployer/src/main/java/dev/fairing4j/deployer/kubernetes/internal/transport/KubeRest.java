@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.transport;
 
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import io.kubernetes.client.openapi.ApiClient;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.transport;
 
-import dev.fairing4j.deployer.internal.CustomObjects;
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.CustomObjects;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.transport;
 
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.kubernetes.internal.transport;
 
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;

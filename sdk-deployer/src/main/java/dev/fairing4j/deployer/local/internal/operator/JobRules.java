@@ -1,10 +1,10 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.LocalKind;
-import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.Collection;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.Quantities;
+import dev.fairing4j.deployer.job.internal.Quantities;
 import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param backoffLimit {@code runPolicy.backoffLimit} (Job: {@code spec.backoffLimit}, default 6)
  * @param activeDeadlineSeconds the deadline the local cluster enforces itself
  * @param spec the operator kind's {@code spec} as written, which its {@link
- *     dev.fairing4j.deployer.internal.kinds.TrainingKind} reads (nprocPerNode, elasticPolicy,
+ *     dev.fairing4j.deployer.job.internal.kinds.TrainingKind} reads (nprocPerNode, elasticPolicy,
  *     successPolicy); empty for the kinds the local cluster reads itself
  * @param batch completions and parallelism of a plain Job
  * @param cleanPodPolicy which replicas are stopped when the job's own rules end it

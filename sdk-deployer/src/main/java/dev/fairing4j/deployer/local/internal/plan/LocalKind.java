@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
-import dev.fairing4j.deployer.internal.ServedModel;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
-import dev.fairing4j.deployer.internal.kinds.TrainingKinds;
+import dev.fairing4j.deployer.job.internal.ServedModel;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKinds;
 import java.util.List;
 import java.util.Optional;
 

@@ -2,9 +2,9 @@ package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.internal.Validators;
-import dev.fairing4j.deployer.internal.JsonTree;
-import dev.fairing4j.deployer.internal.RenderedJob;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

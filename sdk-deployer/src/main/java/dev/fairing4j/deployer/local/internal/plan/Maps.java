@@ -1,6 +1,6 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
-import dev.fairing4j.deployer.internal.JsonTree;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

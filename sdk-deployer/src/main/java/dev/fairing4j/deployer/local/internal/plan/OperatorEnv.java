@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
-import dev.fairing4j.deployer.internal.kinds.ReplicaTopology;
-import dev.fairing4j.deployer.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.ReplicaTopology;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import dev.fairing4j.deployer.trainer.internal.TrainerTopology;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.local.internal.plan;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.kubeflow.CleanPodPolicy;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.util.LinkedHashMap;

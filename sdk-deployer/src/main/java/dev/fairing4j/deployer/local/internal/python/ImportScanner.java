@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.local.internal.python;
 
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
-import dev.fairing4j.deployer.internal.ServedModel;
+import dev.fairing4j.deployer.job.internal.ServedModel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

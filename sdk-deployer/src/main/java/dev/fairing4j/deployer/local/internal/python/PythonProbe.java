@@ -3,7 +3,7 @@ package dev.fairing4j.deployer.local.internal.python;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fairing4j.core.internal.BoundedCache;
 import dev.fairing4j.core.internal.Owner;
-import dev.fairing4j.deployer.internal.Mappers;
+import dev.fairing4j.deployer.job.internal.Mappers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.local.internal.runtime;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.deployer.internal.Mappers;
+import dev.fairing4j.deployer.job.internal.Mappers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.local.internal.state;
 
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.deployer.internal.Mappers;
+import dev.fairing4j.deployer.job.internal.Mappers;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;

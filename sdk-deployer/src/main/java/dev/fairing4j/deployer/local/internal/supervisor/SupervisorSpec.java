@@ -2,8 +2,8 @@ package dev.fairing4j.deployer.local.internal.supervisor;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.deployer.internal.Mappers;
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.Mappers;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.JobPorts;
 import dev.fairing4j.deployer.local.internal.plan.ManifestReader;

@@ -1,11 +1,11 @@
 package dev.fairing4j.deployer.local.internal.operator;
 
-import dev.fairing4j.deployer.local.internal.plan.ManifestReader;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
+import dev.fairing4j.deployer.local.internal.plan.ManifestReader;
 import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.local.Manifests;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StatusMapper;

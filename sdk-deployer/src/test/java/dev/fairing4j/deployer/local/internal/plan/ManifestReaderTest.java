@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.InvalidInputException;
-import dev.fairing4j.deployer.internal.RenderedJob;
+import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.local.Manifests;
 import java.util.List;
 import java.util.Map;

@@ -73,7 +73,7 @@ class OperatorEnvTest {
 
   @Test
   void aSingleReplicaTfJobGetsNoTfConfig() {
-    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.internal.RenderedJob("TFJob",
+    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.job.internal.RenderedJob("TFJob",
         "solo", "default", List.of(Map.of("kind", "TFJob", "metadata", Map.of("name", "solo"),
             "spec", Map.of("tfReplicaSpecs", Map.of("Worker", Manifests.replicaSpec(1, "Never",
                 Manifests.container("tensorflow", CMD, Map.of(), 2222, "tfjob-port"),
@@ -99,7 +99,7 @@ class OperatorEnvTest {
         Manifests.container("pytorch", CMD, Map.of(), 23456, "pytorchjob-port"), List.of()));
     Map<String, Object> spec = Map.of("pytorchReplicaSpecs", replicaSpecs, "elasticPolicy",
         Map.of("minReplicas", 1, "maxReplicas", 3, "maxRestarts", 5, "rdzvId", "run-1"));
-    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.internal.RenderedJob(
+    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.job.internal.RenderedJob(
         "PyTorchJob", "el", "default", List.of(Map.of("kind", "PyTorchJob", "metadata",
             Map.of("name", "el"), "spec", spec))));
     JobPorts ports = JobPorts.allocate(plan);
@@ -119,7 +119,7 @@ class OperatorEnvTest {
         Manifests.replicaSpec(2, "OnFailure", Manifests.container("pytorch", CMD, Map.of(),
             23456, "pytorchjob-port"), List.of())), "elasticPolicy",
         Map.of("minReplicas", 2, "maxReplicas", 2));
-    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.internal.RenderedJob(
+    JobPlan plan = ManifestReader.read(new dev.fairing4j.deployer.job.internal.RenderedJob(
         "PyTorchJob", "el", "default", List.of(Map.of("kind", "PyTorchJob", "metadata",
             Map.of("name", "el"), "spec", spec))));
     JobPorts ports = JobPorts.allocate(plan);
@@ -168,14 +168,14 @@ class OperatorEnvTest {
     Map<String, Object> worker = Manifests.replicaSpec(2, "Never", Manifests.container("xgboost",
         CMD, Map.of(), 9999, "xgboostjob-port"), List.of());
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> ManifestReader.read(
-        new dev.fairing4j.deployer.internal.RenderedJob("XGBoostJob", "nomaster", "default",
+        new dev.fairing4j.deployer.job.internal.RenderedJob("XGBoostJob", "nomaster", "default",
             List.of(Map.of("kind", "XGBoostJob", "metadata", Map.of("name", "nomaster"),
                 "spec", Map.of("xgbReplicaSpecs", Map.of("Worker", worker)))))))
         .isInstanceOf(dev.fairing4j.core.InvalidInputException.class)
         .hasMessageContaining("spec.xgbReplicaSpecs.Master");
   }
 
-  static dev.fairing4j.deployer.internal.RenderedJob xgboostJob(String name, int workers) {
+  static dev.fairing4j.deployer.job.internal.RenderedJob xgboostJob(String name, int workers) {
     Map<String, Object> container = Manifests.container("xgboost", CMD, Map.of(), 9999,
         "xgboostjob-port");
     Map<String, Object> specs = new LinkedHashMap<>();
@@ -183,7 +183,7 @@ class OperatorEnvTest {
     if (workers > 0) {
       specs.put("Worker", Manifests.replicaSpec(workers, "Never", container, List.of()));
     }
-    return new dev.fairing4j.deployer.internal.RenderedJob("XGBoostJob", name, "default",
+    return new dev.fairing4j.deployer.job.internal.RenderedJob("XGBoostJob", name, "default",
         List.of(Map.of("kind", "XGBoostJob", "metadata", Map.of("name", name), "spec",
             Map.of("xgbReplicaSpecs", specs))));
   }
