@@ -65,6 +65,7 @@ module dev.fairing4j.deployer {
   opens dev.fairing4j.deployer.local.internal.operator to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.local.internal.plan to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.local.internal.python to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.deployer.local.internal.settings to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.local.internal.runtime to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.local.internal.state to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.local.internal.supervisor to com.fasterxml.jackson.databind;
@@ -73,6 +74,7 @@ module dev.fairing4j.deployer {
   opens dev.fairing4j.deployer.mutate to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.serving to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.storage to com.fasterxml.jackson.databind;
+  opens dev.fairing4j.deployer.storage.internal to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.trainer to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.trainer.internal to com.fasterxml.jackson.databind;
   opens dev.fairing4j.deployer.tuning to com.fasterxml.jackson.databind;

@@ -1,8 +1,8 @@
 package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.deployer.job.internal.ClusterBackends;
-import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.LocalSubmitter;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;

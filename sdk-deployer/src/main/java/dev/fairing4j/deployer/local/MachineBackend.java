@@ -9,9 +9,9 @@ import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.job.internal.SubmitOptions;
 import dev.fairing4j.deployer.local.internal.LocalEndpoint;
 import dev.fairing4j.deployer.local.internal.LocalJobDirectory;
-import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.RecordedJobs;
 import dev.fairing4j.deployer.local.internal.plan.LocalRuntimes;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
 import dev.fairing4j.deployer.monitor.internal.JobDirectory;
 import java.util.Objects;
 

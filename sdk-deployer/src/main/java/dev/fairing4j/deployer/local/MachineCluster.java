@@ -8,8 +8,8 @@ import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.job.Cluster;
 import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.job.internal.SubmitOptions;
-import dev.fairing4j.deployer.local.internal.LocalSettings;
-import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -101,7 +101,7 @@ abstract class MachineCluster<C extends MachineCluster<C>> implements Cluster {
       throw InvalidInputException.of("maxAge", maxAge + " is not a positive age",
           "give a duration such as Duration.ofDays(7)");
     }
-    return with(local().withRetention(new FinishedJobs.Retention(count, maxAge)));
+    return with(local().withRetention(new Retention(count, maxAge)));
   }
 
   /**

@@ -1,9 +1,9 @@
 package dev.fairing4j.deployer.local;
 
 import dev.fairing4j.deployer.job.internal.ClusterBackends;
-import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
-import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
+import dev.fairing4j.deployer.local.internal.settings.PodmanSettings;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;

@@ -3,8 +3,8 @@ package dev.fairing4j.deployer.local;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;
 import dev.fairing4j.core.LocalImageStore;
-import dev.fairing4j.deployer.local.internal.runtime.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.runtime.PodmanTool;
+import dev.fairing4j.deployer.local.internal.settings.PodmanSettings;
 import java.nio.file.Path;
 
 /**

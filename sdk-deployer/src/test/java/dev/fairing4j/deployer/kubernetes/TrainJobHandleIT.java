@@ -307,7 +307,7 @@ class TrainJobHandleIT {
   private static final class PodDiagnosisShortNames {
     static List<String> of(JobStatus status) {
       return status.pods().stream().map(
-          dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis::shortName).toList();
+          dev.fairing4j.deployer.kubernetes.internal.jobs.PodDiagnosis::shortName).toList();
     }
   }
 }

@@ -33,6 +33,7 @@ import dev.fairing4j.deployer.local.internal.runtime.Sandbox;
 import dev.fairing4j.deployer.local.internal.runtime.SandboxCheck;
 import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import dev.fairing4j.deployer.local.internal.runtime.Stager;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.supervisor.DetachedSupervisor;
 import dev.fairing4j.deployer.local.internal.supervisor.PhaseRelay;

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local.internal;
 
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
@@ -19,13 +20,13 @@ import java.util.Optional;
 public final class RecordedJobs {
   private final Path stateDir;
   private final boolean killOnTimeout;
-  private final FinishedJobs.Retention retention;
+  private final Retention retention;
 
   /**
    * The jobs under {@code stateDir}; their handles kill on timeout when asked to. Listing
    * applies {@code retention} first, so finished jobs past it are not listed.
    */
-  public RecordedJobs(Path stateDir, boolean killOnTimeout, FinishedJobs.Retention retention) {
+  public RecordedJobs(Path stateDir, boolean killOnTimeout, Retention retention) {
     this.stateDir = stateDir;
     this.killOnTimeout = killOnTimeout;
     this.retention = retention;

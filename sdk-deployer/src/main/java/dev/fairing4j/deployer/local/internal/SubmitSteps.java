@@ -10,6 +10,7 @@ import dev.fairing4j.deployer.local.internal.operator.JobSupervisor;
 import dev.fairing4j.deployer.local.internal.operator.LiveJobs;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
 import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.StateStore;

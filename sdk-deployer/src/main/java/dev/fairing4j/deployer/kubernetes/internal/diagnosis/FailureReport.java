@@ -9,6 +9,8 @@ import dev.fairing4j.deployer.job.internal.LastLines;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.PodDiagnosis;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.WarningEvents;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import java.util.Comparator;
 import java.util.List;

@@ -9,8 +9,6 @@ import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.job.internal.Metadata;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
-import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
-import dev.fairing4j.deployer.kubernetes.internal.diagnosis.WarningEvents;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.trainer.internal.TrainJobStatus;

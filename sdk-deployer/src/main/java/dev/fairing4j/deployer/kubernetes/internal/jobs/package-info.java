@@ -1,5 +1,6 @@
 /**
- * Jobs on a Kubernetes cluster: submitting (with storage and TrainJob preflight), reading status,
- * waiting for completion through one shared watch per connection, and deleting.
+ * Jobs on a Kubernetes cluster: submitting (with storage and TrainJob preflight), reading status
+ * with what their pods' states and warning events say, sharing one watch per connection, and
+ * deleting. Reads only the transport below it.
  */
 package dev.fairing4j.deployer.kubernetes.internal.jobs;

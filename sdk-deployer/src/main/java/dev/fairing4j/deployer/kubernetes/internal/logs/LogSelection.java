@@ -1,7 +1,7 @@
 package dev.fairing4j.deployer.kubernetes.internal.logs;
 
 import dev.fairing4j.core.PodInfo;
-import dev.fairing4j.deployer.kubernetes.internal.diagnosis.PodDiagnosis;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.PodDiagnosis;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;

@@ -1,9 +1,9 @@
 package dev.fairing4j.deployer.local.internal.python;
 
 import dev.fairing4j.core.FairingException;
-import dev.fairing4j.deployer.local.internal.LocalException;
 import dev.fairing4j.deployer.local.internal.runtime.HostTools;
 import dev.fairing4j.deployer.local.internal.runtime.Launcher;
+import dev.fairing4j.deployer.local.internal.settings.LocalException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

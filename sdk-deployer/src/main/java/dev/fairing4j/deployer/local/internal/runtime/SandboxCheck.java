@@ -2,7 +2,7 @@ package dev.fairing4j.deployer.local.internal.runtime;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.internal.JvmWide;
-import dev.fairing4j.deployer.local.internal.LocalException;
+import dev.fairing4j.deployer.local.internal.settings.LocalException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

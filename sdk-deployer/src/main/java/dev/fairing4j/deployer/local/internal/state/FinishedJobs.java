@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.local.internal.state;
 
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,16 +22,6 @@ import org.slf4j.LoggerFactory;
 public final class FinishedJobs {
   private static final Logger LOG = LoggerFactory.getLogger(FinishedJobs.class);
 
-  /**
-   * How many finished jobs stay, and for how long.
-   *
-   * @param keep the newest finished jobs kept (all namespaces together)
-   * @param maxAge how long a finished job is kept at most
-   */
-  public record Retention(int keep, Duration maxAge) {
-    /** 100 finished jobs, none older than 30 days: a laptop's worth of history. */
-    public static final Retention DEFAULT = new Retention(100, Duration.ofDays(30));
-  }
 
   private FinishedJobs() {}
 

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.ImageRef;
-import dev.fairing4j.deployer.local.internal.LocalSettings;
 import dev.fairing4j.deployer.local.internal.PodmanSubmitter;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.ReplicaId;
-import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
+import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
+import dev.fairing4j.deployer.local.internal.settings.PodmanSettings;
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,7 +127,7 @@ class PodmanCommandTest {
   private PodmanSettings settings(Optional<Path> conf) {
     return new PodmanSettings(new LocalSettings(state, state.resolve("volumes"), Map.of(),
         Optional.empty(), false, true, false, true,
-        FinishedJobs.Retention.DEFAULT, false, java.util.Set.of()), conf,
+        Retention.DEFAULT, false, java.util.Set.of()), conf,
         Optional.of(Path.of("/bin/true")));
   }
 

@@ -2,6 +2,7 @@ package dev.fairing4j.deployer.local.internal.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class FinishedJobsTest {
     }
 
     List<String> removed = FinishedJobs.prune(store,
-        new FinishedJobs.Retention(2, Duration.ofDays(30)), NOW);
+        new Retention(2, Duration.ofDays(30)), NOW);
 
     assertThat(removed).containsExactlyInAnyOrder("default/job-1", "default/job-2");
     assertThat(store.jobDirs("default")).extracting(p -> p.getFileName().toString())
@@ -40,7 +41,7 @@ class FinishedJobsTest {
     job(store, "team-a", "running", NOW.minus(Duration.ofDays(90)), false, Map.of());
     job(store, "team-b", "fresh", NOW.minus(Duration.ofDays(1)), true, Map.of());
 
-    FinishedJobs.prune(store, FinishedJobs.Retention.DEFAULT, NOW);
+    FinishedJobs.prune(store, Retention.DEFAULT, NOW);
 
     assertThat(store.jobDirs("team-a")).extracting(p -> p.getFileName().toString())
         .containsExactly("running");
@@ -57,7 +58,7 @@ class FinishedJobsTest {
     job(store, "default", "batch", NOW.minusSeconds(61), true,
         Map.of("ttlSecondsAfterFinished", 0));
 
-    FinishedJobs.prune(store, FinishedJobs.Retention.DEFAULT, NOW);
+    FinishedJobs.prune(store, Retention.DEFAULT, NOW);
 
     assertThat(store.jobDirs("default")).extracting(p -> p.getFileName().toString())
         .containsExactly("not-yet");

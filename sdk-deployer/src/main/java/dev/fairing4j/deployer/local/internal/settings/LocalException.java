@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.local.internal;
+package dev.fairing4j.deployer.local.internal.settings;
 
 import dev.fairing4j.core.FairingException;
 

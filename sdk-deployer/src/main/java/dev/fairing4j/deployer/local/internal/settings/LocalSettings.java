@@ -1,7 +1,7 @@
-package dev.fairing4j.deployer.local.internal;
+package dev.fairing4j.deployer.local.internal.settings;
 
 import dev.fairing4j.core.internal.UserDirectories;
-import dev.fairing4j.deployer.local.internal.state.FinishedJobs;
+import dev.fairing4j.deployer.local.internal.settings.Retention;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -29,7 +29,7 @@ import java.util.TreeSet;
  */
 public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> claims,
     Optional<Path> python, boolean ignoreGpuRequests, boolean sandbox, boolean killOnTimeout,
-    boolean tiedToJvm, FinishedJobs.Retention retention, boolean exposeEndpoints,
+    boolean tiedToJvm, Retention retention, boolean exposeEndpoints,
     Set<String> namespaces) {
   /** The address a model server listens on unless {@link #exposeEndpoints}. */
   public static final String LOOPBACK = "127.0.0.1";
@@ -61,7 +61,7 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
   /** The defaults: XDG state and data directories, sandboxed, interpreter chosen per job. */
   public static LocalSettings defaults() {
     return new LocalSettings(UserDirectories.state(), UserDirectories.data().resolve("volumes"),
-        Map.of(), Optional.empty(), false, true, false, false, FinishedJobs.Retention.DEFAULT,
+        Map.of(), Optional.empty(), false, true, false, false, Retention.DEFAULT,
         false, Set.of());
   }
 
@@ -126,7 +126,7 @@ public record LocalSettings(Path stateDir, Path volumesDir, Map<String, Path> cl
   }
 
   /** With another rule for keeping finished jobs. */
-  public LocalSettings withRetention(FinishedJobs.Retention keep) {
+  public LocalSettings withRetention(Retention keep) {
     return new LocalSettings(stateDir, volumesDir, claims, python, ignoreGpuRequests, sandbox,
         killOnTimeout, tiedToJvm, keep, exposeEndpoints, namespaces);
   }

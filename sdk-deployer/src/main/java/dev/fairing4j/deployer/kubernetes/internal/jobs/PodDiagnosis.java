@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
+package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
 import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.deployer.job.internal.JsonTree;

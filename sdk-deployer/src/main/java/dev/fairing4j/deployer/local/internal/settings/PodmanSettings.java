@@ -1,6 +1,5 @@
-package dev.fairing4j.deployer.local.internal.runtime;
+package dev.fairing4j.deployer.local.internal.settings;
 
-import dev.fairing4j.deployer.local.internal.LocalSettings;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.fairing4j.deployer.kubernetes.internal.jobs;
+package dev.fairing4j.deployer.kubernetes.internal.diagnosis;
 
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobPhase;
@@ -9,6 +9,9 @@ import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.diagnosis.FailureReport;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.JobWatchHub;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ListWatch;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
