@@ -1,5 +1,6 @@
 package dev.fairing4j.builder;
 
+import dev.fairing4j.builder.internal.Json;
 import dev.fairing4j.builder.internal.dockerfile.DockerfilePlan;
 import dev.fairing4j.builder.internal.dockerfile.DockerfileTranslation;
 import dev.fairing4j.core.BuildContext;
@@ -327,7 +328,7 @@ public final class InClusterImageBuilder implements ImageBuilder {
 
   private static String json(List<String> parts) {
     try {
-      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(parts);
+      return Json.MAPPER.writeValueAsString(parts);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }

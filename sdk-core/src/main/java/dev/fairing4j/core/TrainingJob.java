@@ -1,9 +1,13 @@
 package dev.fairing4j.core;
 
+import dev.fairing4j.core.internal.WaitedPhases;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A handle on a submitted training job, wherever it runs (a Kubernetes cluster or this machine):
@@ -66,6 +70,62 @@ public interface TrainingJob extends Displayable {
       delete();
       throw new JobTimeoutException(e.lastStatus(), timeout, "deleted it");
     }
+  }
+
+  /**
+   * Blocks until the job is in one of {@code phases} and returns its status then, pods included
+   * (the Kubeflow SDK's {@code wait_for_job_status}): e.g. {@code Set.of(JobPhase.RUNNING)} to
+   * wait for its start, {@code Set.of(JobPhase.SUCCEEDED, JobPhase.FAILED)} to wait for either
+   * end without an exception. {@code onChange} hears each phase the wait sees, first the one it
+   * finds, each with the status the job's object gives (pods are read when the wait ends); an
+   * exception from it ends the wait.
+   *
+   * <p>A job that ends in a phase not among them ends the wait too: a failure throws
+   * {@link JobFailedException} as {@link #waitForCompletion(Duration)} does, a success returns
+   * its status (see {@link JobStatus#phase()}). When {@code timeout} passes first the job keeps
+   * running. On Kubernetes the wait rides the cluster's shared watch, as
+   * {@code waitForCompletion} does; this default polls {@link #status()} every second.
+   *
+   * @throws InvalidInputException naming {@code phases} when it is empty
+   * @throws JobFailedException when the job fails and {@code phases} has no {@code FAILED}
+   * @throws JobTimeoutException when {@code timeout} passes first
+   */
+  default JobStatus waitFor(Set<JobPhase> phases, Duration timeout,
+      Consumer<JobStatus> onChange) {
+    Set<JobPhase> wanted = WaitedPhases.of(phases);
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(onChange, "onChange");
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    JobPhase previous = null;
+    while (true) {
+      JobStatus now = status();
+      if (now.phase() != previous) {
+        onChange.accept(now);
+        previous = now.phase();
+      }
+      if (wanted.contains(now.phase()) || now.phase() == JobPhase.SUCCEEDED) {
+        return now;
+      }
+      if (now.phase() == JobPhase.FAILED) {
+        return waitForCompletion(Duration.ofSeconds(30)); // throws its failure report
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new JobTimeoutException(now, timeout, null);
+      }
+      try {
+        Thread.sleep(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1000));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw FairingException.of("wait for " + kind() + " " + name(), null, "interrupted",
+            "nothing to fix: the wait was interrupted", e);
+      }
+    }
+  }
+
+  /** Like {@link #waitFor(Set, Duration, Consumer)}, hearing of no change on the way. */
+  default JobStatus waitFor(Set<JobPhase> phases, Duration timeout) {
+    return waitFor(phases, timeout, status -> { });
   }
 
   /**

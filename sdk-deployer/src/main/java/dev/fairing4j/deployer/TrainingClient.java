@@ -5,18 +5,27 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.JobPhase;
+import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.core.internal.WaitedPhases;
 import dev.fairing4j.deployer.job.Cluster;
 import dev.fairing4j.deployer.job.internal.ClusterBackends;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKind;
+import dev.fairing4j.deployer.job.internal.kinds.TrainingKinds;
 import dev.fairing4j.deployer.monitor.EndpointList;
 import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
 import dev.fairing4j.deployer.monitor.internal.JobDirectory;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Arena's verbs as a Java API: list, inspect, follow, delete and re-attach to training jobs
@@ -95,7 +104,8 @@ public final class TrainingClient {
    * A handle on a job started elsewhere (another process, before a notebook kernel restart),
    * whatever its kind.
    *
-   * @throws FairingException when no PyTorchJob, TFJob, TrainJob or SDK batch Job has that name
+   * @throws FairingException when no PyTorchJob, TFJob, XGBoostJob, TrainJob or SDK batch Job has
+   *     that name
    */
   public TrainingJob attach(String name) {
     Validators.requireText("name", name);
@@ -144,6 +154,28 @@ public final class TrainingClient {
     return attach(name).events();
   }
 
+  /**
+   * Waits until the job is in one of {@code phases}, telling {@code onChange} of each phase on
+   * the way ({@link TrainingJob#waitFor(Set, Duration, Consumer)}): the Kubeflow SDK's
+   * {@code wait_for_job_status(name, status, timeout, callbacks=[..])}. On Kubernetes the wait
+   * rides the cluster's shared watch, so it needs no polling interval. {@code phases} is checked
+   * before the job is read.
+   *
+   * @throws InvalidInputException naming {@code phases} when it is empty
+   * @throws FairingException when no job has that name
+   * @throws dev.fairing4j.core.JobFailedException when the job fails and {@code phases} has no
+   *     {@code FAILED}
+   * @throws dev.fairing4j.core.JobTimeoutException when {@code timeout} passes first (the job
+   *     keeps running)
+   */
+  public JobStatus waitFor(String name, Set<JobPhase> phases, Duration timeout,
+      Consumer<JobStatus> onChange) {
+    Set<JobPhase> wanted = WaitedPhases.of(phases);
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(onChange, "onChange");
+    return attach(name).waitFor(wanted, timeout, onChange);
+  }
+
   /** Deletes the job and what it owns; returns when they are gone. */
   public void delete(String name) {
     attach(name).delete();
@@ -161,7 +193,9 @@ public final class TrainingClient {
 
   private FairingException notFound(String name) {
     return FairingException.of("find training job", namespace() + "/" + name,
-        "no PyTorchJob, TFJob, TrainJob or fairing4j batch Job named '" + name + "' in namespace "
+        "no " + TrainingKinds.all().stream().map(TrainingKind::kind).collect(
+            Collectors.joining(", ")) + ", TrainJob or fairing4j batch Job named '" + name
+            + "' in namespace "
             + namespace(), "list the jobs with client.list(), or pick the namespace with"
             + " inNamespace(..)", null);
   }

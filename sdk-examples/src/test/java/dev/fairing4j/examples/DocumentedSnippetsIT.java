@@ -68,5 +68,7 @@ class DocumentedSnippetsIT {
         + " says it saves").isRegularFile();
     assertThat(out).as("following.md: the status table, then the metrics of hello")
         .containsPattern("hello-master-0 +Succeeded");
+    assertThat(out).as("following.md: waitFor(RUNNING) on a job that already ended hears it")
+        .contains("now Succeeded");
   }
 }

@@ -4,6 +4,7 @@ import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.JobMetrics;
+import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
 import dev.fairing4j.core.MetricParser;
@@ -13,6 +14,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
+import dev.fairing4j.core.internal.WaitedPhases;
 import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.job.internal.Metadata;
 import dev.fairing4j.deployer.job.internal.OwnedObjects;
@@ -35,6 +37,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,14 +202,7 @@ public final class KubernetesTrainingJob implements TrainingJob {
     // Reads inside the wait ride out a hiccuping server until the wait's deadline, not beyond.
     JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
         progress);
-    Optional<JobStatus> done;
-    // Pods that wait (Unschedulable, an image that does not pull) are reported as it happens.
-    try (StuckPods stuck = StuckPods.start(new JobReader(rest.get(), job), job.name(),
-        completion::phase, progress, timings.poll().multipliedBy(2),
-        timings.poll().multipliedBy(10))) {
-      done = watches == null ? completion.await(deadline)
-          : completion.await(deadline, watches.get(), created);
-    }
+    Optional<JobStatus> done = follow(completion, deadline);
     if (done.isPresent()) {
       return done.get();
     }
@@ -222,6 +219,38 @@ public final class KubernetesTrainingJob implements TrainingJob {
       }
     };
     throw new JobTimeoutException(last, timeout, action);
+  }
+
+  /**
+   * Follows the job until it is in one of {@code phases}, on the same watch as
+   * {@link #waitForCompletion(Duration, OnTimeout)} (the cluster's shared watch for the SDK's
+   * jobs), telling {@code onChange} of each phase seen; on timeout the job keeps running.
+   *
+   * @throws dev.fairing4j.core.JobFailedException when the job fails and {@code phases} has no
+   *     {@code FAILED}, with the same report as {@code waitForCompletion}
+   * @throws JobTimeoutException when {@code timeout} passes first
+   */
+  @Override
+  public JobStatus waitFor(Set<JobPhase> phases, Duration timeout,
+      Consumer<JobStatus> onChange) {
+    Set<JobPhase> wanted = WaitedPhases.of(phases);
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(onChange, "onChange");
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    JobCompletion completion = new JobCompletion(rest.get().until(deadline), job, timings,
+        progress, wanted, onChange);
+    return follow(completion, deadline).orElseThrow(() -> new JobTimeoutException(
+        explained(completion.lastStatus()), timeout, null));
+  }
+
+  // Pods that wait (Unschedulable, an image that does not pull) are reported as it happens.
+  private Optional<JobStatus> follow(JobCompletion completion, long deadline) {
+    try (StuckPods stuck = StuckPods.start(new JobReader(rest.get(), job), job.name(),
+        completion::phase, progress, timings.poll().multipliedBy(2),
+        timings.poll().multipliedBy(10))) {
+      return watches == null ? completion.await(deadline)
+          : completion.await(deadline, watches.get(), created);
+    }
   }
 
   // The wait reads no events and no crashed container's log; the timeout's message needs them.

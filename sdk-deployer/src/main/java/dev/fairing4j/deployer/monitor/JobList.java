@@ -10,10 +10,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The training jobs (PyTorchJob, TFJob, TrainJob and the SDK's batch Jobs) of one namespace, or
- * of all, as read at {@code readAt}. One namespace prints as a NAME STATUS TRAINER AGE NODE table
- * with a line saying which namespace it shows; all namespaces add a NAMESPACE column first, as
- * {@code kubectl get -A} does.
+ * The training jobs (PyTorchJob, TFJob, XGBoostJob, TrainJob and the SDK's batch Jobs) of one
+ * namespace, or of all, as read at {@code readAt}. One namespace prints as a NAME STATUS TRAINER
+ * AGE NODE table with a line saying which namespace it shows; all namespaces add a NAMESPACE
+ * column first, as {@code kubectl get -A} does.
  *
  * @param jobs the jobs, by namespace and name
  * @param namespace the namespace listed; empty when the list covers every namespace

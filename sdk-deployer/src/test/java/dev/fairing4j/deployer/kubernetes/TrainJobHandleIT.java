@@ -300,7 +300,7 @@ class TrainJobHandleIT {
 
     assertThat(client.list().jobs()).isEmpty();
     assertThatThrownBy(() -> client.attach("llm")).hasMessageContaining(
-        "no PyTorchJob, TFJob, TrainJob or fairing4j batch Job named 'llm'");
+        "no PyTorchJob, TFJob, XGBoostJob, TrainJob or fairing4j batch Job named 'llm'");
   }
 
   /** The log prefixes of a status's pods. */

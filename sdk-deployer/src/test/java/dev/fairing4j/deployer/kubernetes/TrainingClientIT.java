@@ -191,7 +191,8 @@ class TrainingClientIT {
         "INSTANCE", "mnist-master-0  Running  " + gpuNode1);
     assertThat(details.toHtml()).contains("<td>mnist-worker-0</td>");
     assertThatThrownBy(() -> client.get("nope")).isInstanceOf(FairingException.class)
-        .hasMessageContaining("no PyTorchJob, TFJob, TrainJob or fairing4j batch Job named 'nope'");
+        .hasMessageContaining("no PyTorchJob, TFJob, XGBoostJob, TrainJob or fairing4j batch Job"
+            + " named 'nope'");
   }
 
   @Test

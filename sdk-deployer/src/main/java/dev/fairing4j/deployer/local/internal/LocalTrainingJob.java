@@ -14,6 +14,7 @@ import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.KernelBridge;
 import dev.fairing4j.core.internal.Owner;
 import dev.fairing4j.core.internal.ProgressTap;
+import dev.fairing4j.core.internal.WaitedPhases;
 import dev.fairing4j.deployer.job.internal.LastLines;
 import dev.fairing4j.deployer.job.internal.Metadata;
 import dev.fairing4j.deployer.local.internal.logs.LocalJobLogs;
@@ -28,11 +29,14 @@ import dev.fairing4j.deployer.local.internal.supervisor.PhaseRelay;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -43,6 +47,8 @@ import java.util.function.Supplier;
  */
 public final class LocalTrainingJob implements TrainingJob {
   private static final int LAST_LINES = 20;
+  /** What waitForCompletion waits for: the success (a failure throws). */
+  private static final Set<JobPhase> COMPLETION = EnumSet.of(JobPhase.SUCCEEDED);
 
   private final StateStore store;
   private final Path jobDir;
@@ -138,7 +144,7 @@ public final class LocalTrainingJob implements TrainingJob {
    */
   @Override
   public JobStatus waitForCompletion(Duration timeout) {
-    return await(timeout, OnTimeout.KEEP);
+    return await(timeout, OnTimeout.KEEP, COMPLETION, status -> { }, killOnTimeout);
   }
 
   /**
@@ -159,17 +165,43 @@ public final class LocalTrainingJob implements TrainingJob {
           + " they stopped", "pass OnTimeout.DELETE to stop and remove it on timeout, or"
           + " OnTimeout.KEEP to leave it running (delete() stops it later)");
     }
-    return await(timeout, onTimeout);
+    return await(timeout, onTimeout, COMPLETION, status -> { }, killOnTimeout);
   }
 
-  private JobStatus await(Duration timeout, OnTimeout onTimeout) {
+  /**
+   * Follows the job until it is in one of {@code phases}, as {@link #waitForCompletion} follows
+   * it (woken by the supervisor's changes when this JVM runs it), telling {@code onChange} of
+   * each phase seen; on timeout it keeps running.
+   *
+   * @throws JobFailedException when the job fails and {@code phases} has no {@code FAILED}
+   * @throws JobTimeoutException when {@code timeout} passes first
+   */
+  @Override
+  public JobStatus waitFor(Set<JobPhase> phases, Duration timeout,
+      Consumer<JobStatus> onChange) {
+    Set<JobPhase> wanted = WaitedPhases.of(phases);
+    Objects.requireNonNull(onChange, "onChange");
+    return await(timeout, OnTimeout.KEEP, wanted, onChange, false);
+  }
+
+  // stopOnTimeout: the deprecated killOnTimeout(), which only waitForCompletion honours.
+  private JobStatus await(Duration timeout, OnTimeout onTimeout, Set<JobPhase> until,
+      Consumer<JobStatus> onChange, boolean stopOnTimeout) {
     Objects.requireNonNull(timeout, "timeout");
     Instant deadline = Instant.now().plus(timeout);
+    JobPhase previous = null;
     while (true) {
       Observed now = observe();
       JobRecord record = now.record();
       boolean supervised = now.supervised();
       JobStatus status = StatusMapper.toStatus(record, supervised);
+      if (status.phase() != previous) {
+        previous = status.phase();
+        onChange.accept(status);
+      }
+      if (!status.isTerminal() && until.contains(status.phase())) {
+        return status;
+      }
       // Terminal, and the stops the end ordered are done: a caller that goes on finds none of
       // them still running. Replicas a clean-pod policy of None leaves running may go on, as
       // their pods do on a cluster.
@@ -181,7 +213,7 @@ public final class LocalTrainingJob implements TrainingJob {
         // The pipeline's listener hears of the end before the wait returns.
         PhaseRelay.catchUp(jobDir);
       }
-      if (over && status.phase() == JobPhase.SUCCEEDED) {
+      if (over && (status.phase() == JobPhase.SUCCEEDED || until.contains(status.phase()))) {
         return status;
       }
       if (over) {
@@ -193,7 +225,7 @@ public final class LocalTrainingJob implements TrainingJob {
           delete();
           throw new JobTimeoutException(status, timeout, "deleted it");
         }
-        if (killOnTimeout) {
+        if (stopOnTimeout) {
           stopAfter("waitForCompletion timed out after " + timeout);
           throw new JobTimeoutException(status(), timeout, "its processes were stopped");
         }
@@ -208,12 +240,12 @@ public final class LocalTrainingJob implements TrainingJob {
           Thread.sleep(Math.max(1, step.toMillis() / 2));
         }
       } catch (InterruptedException e) {
-        if (killOnTimeout) {
+        if (stopOnTimeout) {
           stopAfter("waitForCompletion was interrupted");
         }
         Thread.currentThread().interrupt();
         throw FairingException.of("wait for job", kind + " " + name, "interrupted",
-            killOnTimeout ? "its processes were stopped; run it again"
+            stopOnTimeout ? "its processes were stopped; run it again"
                 : "it keeps running; job.delete() stops it", e);
       }
     }

@@ -16,11 +16,14 @@ import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ListWatch;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,17 +45,30 @@ public final class JobCompletion {
   private final JobReader reader;
   private final Timings timings;
   private final ProgressListener progress;
+  private final Set<JobPhase> until;
+  private final Consumer<JobStatus> onChange;
   private volatile JobPhase previous;
   private Map<String, Object> last = Map.of();
   private JobStatus terminal;
 
   /** Follows {@code job} through {@code rest}, reporting phase changes to {@code progress}. */
   public JobCompletion(KubeRest rest, JobRef job, Timings timings, ProgressListener progress) {
+    this(rest, job, timings, progress, EnumSet.of(JobPhase.SUCCEEDED), status -> { });
+  }
+
+  /**
+   * Follows {@code job} until it is in one of {@code until} (or succeeds), telling
+   * {@code onChange} of each phase seen; a failure not in {@code until} throws its report.
+   */
+  public JobCompletion(KubeRest rest, JobRef job, Timings timings, ProgressListener progress,
+      Set<JobPhase> until, Consumer<JobStatus> onChange) {
     this.rest = Objects.requireNonNull(rest, "rest");
     this.job = Objects.requireNonNull(job, "job");
     this.reader = new JobReader(rest, job);
     this.timings = Objects.requireNonNull(timings, "timings");
     this.progress = Objects.requireNonNull(progress, "progress");
+    this.until = EnumSet.copyOf(until);
+    this.onChange = Objects.requireNonNull(onChange, "onChange");
   }
 
   /**
@@ -228,7 +244,8 @@ public final class JobCompletion {
   }
 
   /**
-   * Reports a phase change, records a success, throws on failure. Pods are read only at the end
+   * Reports a phase change, ends the wait on a phase waited for or a success, throws on a failure
+   * not waited for. Pods are read only at the end
    * (for the final status or the failure report): on the way, the job's own replica counts say
    * enough, and a wait then costs no request beyond the watch.
    */
@@ -239,20 +256,23 @@ public final class JobCompletion {
     if (phase == previous && !phase.isTerminal()) {
       return;
     }
-    List<JobReader.JobPod> pods = phase.isTerminal() ? reader.jobPods(object) : List.of();
-    JobStatus status = phase.isTerminal()
+    boolean ends = until.contains(phase) || phase.isTerminal();
+    List<JobReader.JobPod> pods = ends ? reader.jobPods(object) : List.of();
+    JobStatus status = ends
         ? reader.status(object, pods.stream().map(JobReader.JobPod::info).toList()) : seen;
     if (phase != previous) {
       progress.onEvent(new ProgressEvent.PhaseChanged(job.name(), previous, phase,
           phase.isTerminal() ? countByPhase(status.pods()) : countByState(seen)));
       LOG.debug("{} is {}", job, phase);
       previous = phase;
+      onChange.accept(seen);
     }
-    if (phase == JobPhase.SUCCEEDED) {
-      terminal = status;
-    } else if (phase == JobPhase.FAILED) {
+    if (phase == JobPhase.FAILED && !until.contains(phase)) {
       throw FailureReport.explain(rest, job, object, status,
           pods.stream().map(JobReader.JobPod::object).toList());
+    }
+    if (ends) {
+      terminal = status;
     }
   }
 
