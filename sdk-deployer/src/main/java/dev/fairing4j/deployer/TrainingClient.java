@@ -20,6 +20,10 @@ import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
 import dev.fairing4j.deployer.monitor.internal.JobDirectory;
+import dev.fairing4j.deployer.trainer.RuntimeList;
+import dev.fairing4j.deployer.trainer.RuntimePackages;
+import dev.fairing4j.deployer.trainer.TrainingRuntime;
+import dev.fairing4j.deployer.trainer.internal.RuntimePackagesProbe;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -48,9 +52,9 @@ import java.util.stream.Collectors;
 public final class TrainingClient {
   private final JobDirectory directory;
   private final String namespace;
-  private final String cluster;
+  private final Cluster cluster;
 
-  private TrainingClient(JobDirectory directory, String namespace, String cluster) {
+  private TrainingClient(JobDirectory directory, String namespace, Cluster cluster) {
     this.directory = directory;
     this.namespace = namespace;
     this.cluster = cluster;
@@ -70,7 +74,7 @@ public final class TrainingClient {
           "connect to one of the SDK's clusters: Clusters.kubernetes(), Clusters.local() or"
               + " Clusters.podman()");
     }
-    return new TrainingClient(provider.jobDirectory(), null, cluster.describe());
+    return new TrainingClient(provider.jobDirectory(), null, cluster);
   }
 
   /** The same client in {@code namespace}, sharing this one's connection. */
@@ -176,6 +180,53 @@ public final class TrainingClient {
     return attach(name).waitFor(wanted, timeout, onChange);
   }
 
+  /**
+   * The Kubeflow Trainer v2 runtimes a TrainJob of this namespace can run on (the Kubeflow SDK's
+   * {@code list_runtimes()}): the ClusterTrainingRuntimes, then the namespace's TrainingRuntimes,
+   * with their framework, node count, GPUs and image. The local and podman clusters list the
+   * runtimes they stand in for ({@code torch-distributed}); a cluster without Trainer v2 has none.
+   */
+  public RuntimeList runtimes() {
+    return new RuntimeList(directory.runtimes(namespace()), namespace());
+  }
+
+  /**
+   * The runtime called {@code name} (the Kubeflow SDK's {@code get_runtime(name)}): the
+   * ClusterTrainingRuntime of that name, else this namespace's TrainingRuntime.
+   *
+   * @throws FairingException when there is none, naming those there are
+   */
+  public TrainingRuntime runtime(String name) {
+    Validators.requireText("name", name);
+    RuntimeList all = runtimes();
+    return all.find(name).orElseThrow(() -> FairingException.of("find runtime",
+        namespace() + "/" + name, "no ClusterTrainingRuntime or TrainingRuntime named '" + name
+            + "' (" + (all.runtimes().isEmpty() ? "there are none: is Kubeflow Trainer v2"
+                + " installed?" : "this cluster has " + String.join(", ", all.names())) + ")",
+        "pick one of client.runtimes(), or pick the namespace of a TrainingRuntime with"
+            + " inNamespace(..)", null));
+  }
+
+  /**
+   * What the runtime {@code name} has installed (the Kubeflow SDK's
+   * {@code get_runtime_packages(runtime)}): a one-node TrainJob on it runs a short Python
+   * program with the runtime's {@code python3} and reports every distribution and GPU it sees;
+   * the job is deleted when it ends, fails or times out. On Kubernetes it runs the runtime's
+   * image (RBAC: creating TrainJobs, as any run); on the local cluster, this machine's Python in
+   * the job's sandbox. The podman cluster runs the image a pipeline builds, so a runtime has no
+   * image of its own there, and it refuses.
+   *
+   * @throws FairingException when there is no runtime of that name
+   * @throws InvalidInputException naming {@code runtime} on podman
+   * @throws dev.fairing4j.core.JobFailedException when the program fails there (no python3)
+   * @throws dev.fairing4j.core.JobTimeoutException when it does not end within {@code timeout}
+   *     (an image that does not pull: the message says why)
+   */
+  public RuntimePackages runtimePackages(String name, Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    return RuntimePackagesProbe.read(cluster, namespace(), runtime(name), timeout);
+  }
+
   /** Deletes the job and what it owns; returns when they are gone. */
   public void delete(String name) {
     attach(name).delete();
@@ -202,6 +253,6 @@ public final class TrainingClient {
 
   @Override
   public String toString() {
-    return "TrainingClient(" + cluster + ", namespace=" + namespace() + ")";
+    return "TrainingClient(" + cluster.describe() + ", namespace=" + namespace() + ")";
   }
 }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * in order, into one jshell session (the jshell tool, not its API), with the SDK on the class
  * path. README's ten lines start the job {@code hello}; docs/running-locally.md trains on a
  * FashionMNIST subset; docs/following.md attaches to {@code hello} by name, follows it and
- * deletes it. Each snippet's {@code Clusters.local()} is pointed at this test's own state and
+ * deletes it; docs/trainjob.md lists the runtimes and reads torch's version from one. Each
+ * snippet's {@code Clusters.local()} is pointed at this test's own state and
  * volume directories. ReadmeSnippetsTest compiles every other snippet; those that need a cluster
  * or a registry are not run here.
  */
@@ -39,7 +40,8 @@ class DocumentedSnippetsIT {
     StringBuilder script = new StringBuilder();
     for (String block : List.of(ReadmeSnippetsTest.snippet("README.md", 0),
         ReadmeSnippetsTest.snippet("docs/running-locally.md", 0),
-        ReadmeSnippetsTest.snippet("docs/following.md", 0))) {
+        ReadmeSnippetsTest.snippet("docs/following.md", 0),
+        ReadmeSnippetsTest.snippet("docs/trainjob.md", 1))) {
       assertThat(block).contains("Clusters.local()");
       script.append(LocalClusterRedirect.apply(block, state, volumes)).append('\n');
     }
@@ -70,5 +72,8 @@ class DocumentedSnippetsIT {
         .containsPattern("hello-master-0 +Succeeded");
     assertThat(out).as("following.md: waitFor(RUNNING) on a job that already ended hears it")
         .contains("now Succeeded");
+    assertThat(out).as("trainjob.md: the runtimes, then torch's version read by the probe")
+        .containsPattern("torch-distributed +ClusterTrainingRuntime +torch +1 +0")
+        .containsPattern("Optional\\[torch\\] Optional\\[\\d+\\.\\d+");
   }
 }

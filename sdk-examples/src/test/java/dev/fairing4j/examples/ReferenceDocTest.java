@@ -31,7 +31,7 @@ class ReferenceDocTest {
   private static final Path DOCS = Path.of("..", "docs").toAbsolutePath().normalize();
   /** The guides whose equivalents tables the reference gathers, in the order it shows them. */
   private static final List<String> GUIDES = List.of("building-images.md", "following.md",
-      "serving.md", "tuning.md");
+      "trainjob.md", "serving.md", "tuning.md");
   private static final Pattern TABLE = Pattern.compile(
       "(?m)^\\| (?:Kubeflow|Fairing)[^\\n]*\\| fairing4j \\|\\n\\|---\\|---\\|\\n(?:\\|[^\\n]*\\n)+");
   private static final Pattern STATIC_CALL = Pattern.compile("\\b([A-Z]\\w+)\\.(\\w+)\\(");

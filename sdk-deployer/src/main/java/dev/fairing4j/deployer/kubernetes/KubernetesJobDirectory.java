@@ -14,6 +14,7 @@ import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobWatchHub;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.PodDiagnosis;
+import dev.fairing4j.deployer.kubernetes.internal.jobs.TrainerRuntimes;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
@@ -25,6 +26,7 @@ import dev.fairing4j.deployer.monitor.NodeGpus;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
 import dev.fairing4j.deployer.monitor.internal.JobDirectory;
+import dev.fairing4j.deployer.trainer.TrainingRuntime;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,9 +39,10 @@ import java.util.function.Supplier;
 
 /**
  * The training jobs of a Kubernetes cluster for {@link dev.fairing4j.deployer.TrainingClient}:
- * the training operator's kinds (PyTorchJobs, TFJobs, XGBoostJobs), Kubeflow Trainer v2 TrainJobs and the batch Jobs the SDK created
- * (labelled {@code app.kubernetes.io/managed-by=fairing4j}; a TrainJob's own Jobs are its, not
- * listed apart), their pods, and GPU use. A kind whose CRD is not installed is simply absent.
+ * the training operator's kinds (PyTorchJobs, TFJobs, XGBoostJobs), Kubeflow Trainer v2 TrainJobs
+ * and their runtimes, and the batch Jobs the SDK created (labelled
+ * {@code app.kubernetes.io/managed-by=fairing4j}; a TrainJob's own Jobs are its, not listed
+ * apart), their pods, and GPU use. A kind whose CRD is not installed is simply absent.
  * Each call reads the pods of a namespace once, not per job.
  */
 final class KubernetesJobDirectory implements JobDirectory {
@@ -178,6 +181,11 @@ final class KubernetesJobDirectory implements JobDirectory {
           return new NodeGpus(name, total, held.getOrDefault(name, 0));
         }).sorted(Comparator.comparing(NodeGpus::node)).toList();
     return new TopNodes(rows);
+  }
+
+  @Override
+  public List<TrainingRuntime> runtimes(String namespace) {
+    return TrainerRuntimes.list(rest.get(), namespace);
   }
 
   /**

@@ -297,14 +297,13 @@ public final class KubernetesTrainingJob implements TrainingJob {
 
   /**
    * Deletes the job with Foreground propagation, so its pods, Services and owned objects go first,
-   * and returns once the job object is gone (at most two minutes, then a
-   * {@link FairingException} names what holds it). Deleting a job that is already gone does
-   * nothing.
+   * and returns once the job object and its pods (a TrainJob's JobSet and Jobs too) are gone (at
+   * most two minutes, then a {@link FairingException} names what holds them). Deleting a job
+   * that is already gone does nothing.
    */
   @Override
   public void delete() {
-    boolean deleted = Deletion.deleteAndWait(rest.get(), job.resource(), job.ns(), job.name(),
-        Deletion.FOREGROUND, timings);
+    boolean deleted = Deletion.deleteJobAndWait(rest.get(), job, timings);
     LOG.info(deleted ? "Deleted {}" : "{} was already gone", job);
   }
 

@@ -8,6 +8,8 @@ import dev.fairing4j.deployer.job.internal.DeployerKinds;
 import dev.fairing4j.deployer.trainer.internal.TrainJobKind;
 import dev.fairing4j.deployer.trainer.internal.TrainJobSettings;
 import dev.fairing4j.deployer.trainer.internal.TrainJobs;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -140,6 +142,24 @@ public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
     return with(settings.withTorchrun(enabled));
   }
 
+  /**
+   * The trainer's command for this run instead of the preprocessor's (the Kubeflow SDK's
+   * {@code TrainerCommand}), e.g. {@code command("python3", "-m", "mypkg.train")}; the
+   * deployer's {@link #args(String...)} follow it. It runs as given, not through torchrun,
+   * unless {@code torchrun(true)} asks for it. Changes the command line without a rebuild.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming {@code command} when it is empty or
+   *     holds a blank part
+   */
+  public TrainJobDeployer command(String... command) {
+    return command(Arrays.asList(command));
+  }
+
+  /** Like {@link #command(String...)}. */
+  public TrainJobDeployer command(List<String> command) {
+    return with(settings.withCommand(command));
+  }
+
   /** Which Trainer version's TrainJob shape is sent; see {@link TrainerApi} (default AUTO). */
   public TrainJobDeployer trainerApi(TrainerApi api) {
     return with(settings.withApi(api));
@@ -197,6 +217,7 @@ public final class TrainJobDeployer extends JobDeployer<TrainJobDeployer> {
         + settings.numProcPerNode().map(n -> ", procs=" + n).orElse("")
         + settings.dataset().map(d -> ", dataset=" + d.storageUri()).orElse("")
         + settings.model().map(m -> ", model=" + m.storageUri()).orElse("")
-        + (settings.api() == TrainerApi.AUTO ? "" : ", api=" + settings.api()) + "]";
+        + (settings.api() == TrainerApi.AUTO ? "" : ", api=" + settings.api())
+        + settings.command().map(c -> ", command=" + c).orElse("") + "]";
   }
 }

@@ -187,6 +187,24 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
         "[node-1] rank=3 local=1 world=4 all_reduce=10");
   }
 
+  /** The Kubeflow SDK's TrainerCommand and TrainerArgs: the context's command is not run. */
+  @Test
+  void anOwnCommandRunsWithTheArgsInsteadOfThePreprocessorsCommand() {
+    TrainingJob job = Deployers.trainJob("cmdtj").command("python3", "-m", "mypkg.train")
+        .args("--lr=0.1").on(cluster()).asDeployer().deploy(BuildContext.empty()
+            .withFile("/app/mypkg/__init__.py", ContextFile.ofText(""))
+            .withFile("/app/mypkg/train.py", ContextFile.ofText("import os, sys\n"
+                + "print('train', sys.argv[1:], os.environ['PET_NNODES'], flush=True)\n"))
+            .withFile("/app/main.py", ContextFile.ofText("print('not me', flush=True)\n"))
+            .withCommand(List.of("python", "-u", "/app/main.py")), Optional.empty(),
+            ProgressListener.NONE);
+
+    assertThat(job.waitForCompletion(Duration.ofSeconds(60)).phase())
+        .isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(job.logs().snapshot()).extracting(LogLine::text)
+        .containsExactly("train ['--lr=0.1'] 1");
+  }
+
   @Test
   void aCrashingScriptFailsTheJobWithTheJobSetsReasonAndItsLastLines() {
     String crash = String.join("\n",

@@ -213,6 +213,28 @@ class TrainJobTest {
         .hasMessageContaining(".torchrun(false)");
   }
 
+  @Test
+  void anOwnCommandReplacesThePreprocessorsRunsAsGivenAndTakesTheArgs() {
+    TrainJobDeployer own = Deployers.trainJob("a").command("python3", "-m", "mypkg.train")
+        .args("--lr=0.1");
+    Map<String, Object> trainer = Fixtures.at(Fixtures.trainingObject(own.asDeployer().render(
+        Fixtures.context(), Optional.of(Fixtures.image()))), "spec", "trainer");
+
+    assertThat(trainer.get("command")).as("not through torchrun on torch-distributed")
+        .isEqualTo(List.of("python3", "-m", "mypkg.train"));
+    assertThat(trainer.get("args")).isEqualTo(List.of("--lr=0.1"));
+    assertThat(command(Deployers.trainJob("a").command("python", "-u", "/app/x.py")
+        .torchrun(true), Fixtures.context())).containsExactly("torchrun", "/app/x.py");
+    assertThat(own.toString()).contains("command=[python3, -m, mypkg.train]");
+    assertThatThrownBy(() -> Deployers.trainJob("a").command())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("command");
+          assertThat(e).hasMessageContaining("is empty");
+        });
+    assertThatThrownBy(() -> Deployers.trainJob("a").command("python3", " "))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("holds a blank part");
+  }
+
   private static List<String> command(TrainJobDeployer deployer, BuildContext context) {
     return Fixtures.at(Fixtures.trainingObject(deployer.asDeployer().render(context,
         Optional.of(Fixtures.image()))), "spec", "trainer", "command");

@@ -9,6 +9,7 @@ import dev.fairing4j.deployer.job.internal.RenderedJob;
 import dev.fairing4j.deployer.job.internal.ServedModel;
 import dev.fairing4j.deployer.local.internal.plan.JobPlan;
 import dev.fairing4j.deployer.local.internal.plan.LocalKind;
+import dev.fairing4j.deployer.local.internal.plan.LocalRuntimes;
 import dev.fairing4j.deployer.local.internal.plan.ManifestReader;
 import dev.fairing4j.deployer.local.internal.runtime.GpuProbe;
 import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
@@ -22,6 +23,7 @@ import dev.fairing4j.deployer.monitor.NodeGpus;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
 import dev.fairing4j.deployer.monitor.internal.JobDirectory;
+import dev.fairing4j.deployer.trainer.TrainingRuntime;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -143,6 +145,18 @@ public final class LocalJobDirectory implements JobDirectory {
           .mapToInt(JobGpus::allocated).sum();
     }
     return new TopNodes(List.of(new NodeGpus(HostFacts.hostName(), GpuProbe.count(), allocated)));
+  }
+
+  /**
+   * The runtimes this machine stands in for, as a cluster with Trainer's shipped runtimes
+   * lists them: cluster-wide, one node, run with this machine's Python (no image). It has no
+   * namespaced TrainingRuntimes.
+   */
+  @Override
+  public List<TrainingRuntime> runtimes(String namespace) {
+    return LocalRuntimes.KNOWN.stream().map(r -> new TrainingRuntime(r.name(),
+        TrainingRuntime.CLUSTER_WIDE, Optional.empty(), Optional.of(r.framework()), 1,
+        Optional.empty(), 0)).toList();
   }
 
   private static JobSummary summary(JobStatus status, String namespace) {

@@ -6,6 +6,7 @@ import dev.fairing4j.deployer.monitor.JobDetails;
 import dev.fairing4j.deployer.monitor.JobList;
 import dev.fairing4j.deployer.monitor.TopJobs;
 import dev.fairing4j.deployer.monitor.TopNodes;
+import dev.fairing4j.deployer.trainer.TrainingRuntime;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,6 +39,12 @@ public interface JobDirectory extends JobFinder {
 
   /** A handle on the endpoint {@code name}; empty when there is none. */
   Optional<Endpoint> endpoint(String namespace, String name);
+
+  /**
+   * The Trainer runtimes TrainJobs of {@code namespace} can run on: the ClusterTrainingRuntimes,
+   * then the namespace's TrainingRuntimes, each by name; none where Trainer v2 is not installed.
+   */
+  List<TrainingRuntime> runtimes(String namespace);
 
   /** A cluster that has a job directory. */
   interface Provider extends JobFinder.Provider {

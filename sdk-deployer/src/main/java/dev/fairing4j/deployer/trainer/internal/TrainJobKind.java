@@ -194,7 +194,7 @@ public final class TrainJobKind implements JobKind {
   private Map<String, Object> trainer(Map<String, Object> container) {
     Map<String, Object> trainer = Json.map();
     trainer.put("image", container.get("image"));
-    List<String> command = strings(container.get("command"));
+    List<String> command = settings.command().orElseGet(() -> strings(container.get("command")));
     trainer.put("command", settings.usesTorchrun()
         ? TorchCommand.withTorchrun(command, settings.torchrun().orElse(false)) : command);
     trainer.put("args", container.get("args"));

@@ -3,6 +3,7 @@ package dev.fairing4j.deployer.trainer.internal;
 import dev.fairing4j.core.internal.Validators;
 import dev.fairing4j.deployer.trainer.Initializer;
 import dev.fairing4j.deployer.trainer.TrainerApi;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,10 +21,12 @@ import java.util.Optional;
  * @param torchrun whether the command runs through torchrun; empty: when the runtime's name says
  *     torch
  * @param api which Trainer version's TrainJob shape is sent
+ * @param command the trainer's command instead of the preprocessor's; empty: the preprocessor's
  */
 public record TrainJobSettings(String runtime, boolean namespacedRuntime, int numNodes,
     Optional<Integer> numProcPerNode, Optional<Initializer> dataset, Optional<Initializer> model,
-    Optional<String> managedBy, Optional<Boolean> torchrun, TrainerApi api) {
+    Optional<String> managedBy, Optional<Boolean> torchrun, TrainerApi api,
+    Optional<List<String>> command) {
 
   /** Checks the parts. */
   public TrainJobSettings {
@@ -37,12 +40,14 @@ public record TrainJobSettings(String runtime, boolean namespacedRuntime, int nu
     Objects.requireNonNull(managedBy, "managedBy").ifPresent(TrainJobRules::checkManagedBy);
     Objects.requireNonNull(torchrun, "torchrun");
     Objects.requireNonNull(api, "api");
+    command = Objects.requireNonNull(command, "command").map(List::copyOf);
   }
 
   /** The defaults: {@code torch-distributed}, one node, v2.3 or what the cluster takes. */
   public static TrainJobSettings defaults() {
     return new TrainJobSettings(TrainJobs.DEFAULT_RUNTIME, false, 1, Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), TrainerApi.AUTO);
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), TrainerApi.AUTO,
+        Optional.empty());
   }
 
   /** The runtime kind: ClusterTrainingRuntime, or TrainingRuntime. */
@@ -52,59 +57,79 @@ public record TrainJobSettings(String runtime, boolean namespacedRuntime, int nu
 
   /**
    * Whether the command goes through torchrun: as set, else when the runtime's name says torch
-   * (the shipped {@code torch-distributed*}, not {@code torchtune-*}, whose command is tune's).
+   * (the shipped {@code torch-distributed*}, not {@code torchtune-*}, whose command is tune's)
+   * and the command is the preprocessor's: a command given here runs as given.
    */
   public boolean usesTorchrun() {
-    return torchrun.orElseGet(() -> runtime.startsWith("torch") && !runtime.startsWith(
-        "torchtune"));
+    return torchrun.orElseGet(() -> command.isEmpty() && runtime.startsWith("torch")
+        && !runtime.startsWith("torchtune"));
   }
 
   /** With another runtime. */
   public TrainJobSettings withRuntime(String name, boolean namespaced) {
     return new TrainJobSettings(name, namespaced, numNodes, numProcPerNode, dataset, model,
-        managedBy, torchrun, api);
+        managedBy, torchrun, api, command);
   }
 
   /** With another node count. */
   public TrainJobSettings withNumNodes(int value) {
     return new TrainJobSettings(runtime, namespacedRuntime, value, numProcPerNode, dataset,
-        model, managedBy, torchrun, api);
+        model, managedBy, torchrun, api, command);
   }
 
   /** With another process count. */
   public TrainJobSettings withNumProcPerNode(int value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, Optional.of(value),
-        dataset, model, managedBy, torchrun, api);
+        dataset, model, managedBy, torchrun, api, command);
   }
 
   /** With a dataset initializer. */
   public TrainJobSettings withDataset(Initializer value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode,
         Optional.of(Objects.requireNonNull(value, "datasetInitializer")), model, managedBy,
-        torchrun, api);
+        torchrun, api, command);
   }
 
   /** With a model initializer. */
   public TrainJobSettings withModel(Initializer value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode, dataset,
-        Optional.of(Objects.requireNonNull(value, "modelInitializer")), managedBy, torchrun, api);
+        Optional.of(Objects.requireNonNull(value, "modelInitializer")), managedBy, torchrun, api,
+        command);
   }
 
   /** With a managing controller. */
   public TrainJobSettings withManagedBy(String value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode, dataset,
-        model, Optional.of(Validators.requireText("managedBy", value)), torchrun, api);
+        model, Optional.of(Validators.requireText("managedBy", value)), torchrun, api, command);
   }
 
   /** With torchrun on or off. */
   public TrainJobSettings withTorchrun(boolean value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode, dataset,
-        model, managedBy, Optional.of(value), api);
+        model, managedBy, Optional.of(value), api, command);
+  }
+
+  /**
+   * With the trainer's own command.
+   *
+   * @throws dev.fairing4j.core.InvalidInputException naming {@code command} when it is empty or
+   *     holds a blank part
+   */
+  public TrainJobSettings withCommand(List<String> value) {
+    Objects.requireNonNull(value, "command");
+    if (value.isEmpty() || value.stream().anyMatch(p -> p == null || p.isBlank())) {
+      throw dev.fairing4j.core.InvalidInputException.of("command", value.isEmpty()
+          ? "is empty, so the trainer would have nothing to run" : "holds a blank part: "
+              + value, "name the program and its arguments, e.g. command(\"python3\", \"-m\","
+              + " \"mypkg.train\"); to keep the preprocessor's command, do not call command(..)");
+    }
+    return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode, dataset,
+        model, managedBy, torchrun, api, Optional.of(value));
   }
 
   /** With another API shape. */
   public TrainJobSettings withApi(TrainerApi value) {
     return new TrainJobSettings(runtime, namespacedRuntime, numNodes, numProcPerNode, dataset,
-        model, managedBy, torchrun, Objects.requireNonNull(value, "trainerApi"));
+        model, managedBy, torchrun, Objects.requireNonNull(value, "trainerApi"), command);
   }
 }

@@ -3,9 +3,11 @@ package dev.fairing4j.deployer.kubernetes.internal.jobs;
 import dev.fairing4j.core.FairingException;
 import dev.fairing4j.core.internal.Durations;
 import dev.fairing4j.deployer.job.internal.JsonTree;
+import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
 import dev.fairing4j.deployer.kubernetes.internal.transport.Timings;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +24,53 @@ public final class Deletion {
   public static final String BACKGROUND = "Background";
 
   private Deletion() {}
+
+  /**
+   * Deletes the training job {@code job} (Foreground) and waits until it, its pods and, for a
+   * TrainJob, its JobSet and Jobs are gone; returns false when there was nothing to delete.
+   * Foreground deletion removes first the dependents the garbage collector knows of, but one
+   * made moments before (the JobSet a Trainer has just created) may not be in its graph yet and
+   * goes only after the owner: waiting for those too lets a replacement reuse their names. What
+   * this user may not read (no RBAC on JobSets) is not waited for.
+   *
+   * @throws dev.fairing4j.core.FairingException when something is still terminating after
+   *     {@code timings.deleteTimeout()}
+   */
+  public static boolean deleteJobAndWait(KubeRest rest, JobRef job, Timings timings) {
+    long deadline = System.nanoTime() + timings.deleteTimeout().toNanos();
+    if (!deleteAndWait(rest, job.resource(), job.ns(), job.name(), FOREGROUND, timings)) {
+      return false;
+    }
+    JobReader reader = new JobReader(rest, job);
+    while (true) {
+      List<String> left = new ArrayList<>();
+      reader.related(Map.of()).forEach(o -> left.add(describe(o)));
+      try {
+        reader.podObjects().forEach(o -> left.add(describe(o)));
+      } catch (KubernetesApiException e) {
+        if (e.problem() != KubernetesApiException.Problem.FORBIDDEN) {
+          throw e;
+        }
+      }
+      if (left.isEmpty()) {
+        return true;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        throw FairingException.of("delete " + job.kind(), job.namespace() + "/" + job.name(),
+            "deleted, but what it owned is still terminating after "
+                + Durations.human(timings.deleteTimeout()) + ": " + String.join(", ", left),
+            "see what holds them with 'kubectl get " + left.get(0) + " -n " + job.namespace()
+                + " -o yaml'; the garbage collector of kube-controller-manager deletes them",
+            null);
+      }
+      Timings.sleep(timings.deletePoll(), "delete " + job.kind());
+    }
+  }
+
+  private static String describe(Map<String, Object> object) {
+    return JsonTree.string(object, "kind").orElse("Pod") + "/"
+        + JsonTree.string(object, "metadata", "name").orElse("?");
+  }
 
   /**
    * Deletes the object and waits up to {@code timings.deleteTimeout()} for it to disappear;

@@ -117,8 +117,8 @@ public final class JobSubmitter {
     }
     progress.onEvent(new ProgressEvent.Note("deleting the existing " + training.describe()
         + " (replaceExisting)"));
-    Deletion.deleteAndWait(rest, training.resource(), training.namespace(), training.name(),
-        Deletion.FOREGROUND, timings);
+    Deletion.deleteJobAndWait(rest, new JobRef(training.resource(),
+        training.namespace().orElseThrow(), training.name()), timings);
   }
 
   /** Creates the training object; empty when its name is taken (409). */

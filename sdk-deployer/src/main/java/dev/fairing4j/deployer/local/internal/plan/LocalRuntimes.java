@@ -14,7 +14,7 @@ import java.util.Optional;
 public final class LocalRuntimes {
   /** The ClusterTrainingRuntimes the local cluster runs. */
   public static final List<Runtime> KNOWN = List.of(
-      new Runtime("torch-distributed", RestartPolicy.ON_FAILURE, 6));
+      new Runtime("torch-distributed", "torch", RestartPolicy.ON_FAILURE, 6));
 
   private LocalRuntimes() {}
 
@@ -22,10 +22,12 @@ public final class LocalRuntimes {
    * A runtime as the local cluster runs it.
    *
    * @param name the ClusterTrainingRuntime's name
+   * @param framework its {@code trainer.kubeflow.org/framework} label
    * @param restartPolicy the node pods' restart policy
    * @param backoffLimit the node Job's backoffLimit: restarts over all nodes before it fails
    */
-  public record Runtime(String name, RestartPolicy restartPolicy, int backoffLimit) {}
+  public record Runtime(String name, String framework, RestartPolicy restartPolicy,
+      int backoffLimit) {}
 
   /** The known runtime {@code name} of {@code kind}, if the local cluster runs it. */
   public static Optional<Runtime> find(String kind, String name) {
