@@ -22,6 +22,19 @@ public interface JobLogs {
    */
   JobLogs replica(String replica);
 
+  /**
+   * Another container of each pod instead of the training container: a sidecar, or an init
+   * container (e.g. one that fetches the data). The SDK's clusters check the name when the logs
+   * are read, against the containers the pods have; this default refuses, for a
+   * {@code JobLogs} that has one container only.
+   *
+   * @throws InvalidInputException naming {@code container}
+   */
+  default JobLogs container(String name) {
+    throw InvalidInputException.of("container", this + " reads one container only",
+        "leave container(..) out");
+  }
+
   /** The lines written so far, each replica's in order. */
   List<LogLine> snapshot();
 

@@ -3,6 +3,7 @@ package dev.fairing4j.examples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fairing4j.core.testing.Tags;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.trainer.RuntimePackages;
 import dev.fairing4j.deployer.trainer.TrainingRuntime;
@@ -96,11 +97,7 @@ class ClusterRuntimePackagesIT {
         + Duration.ofNanos(System.nanoTime() - started).toMillis() + " ms; "
         + packages.toString().lines().findFirst().orElse(""));
 
-    Process direct = new ProcessBuilder("/usr/bin/python3", "-c", "import importlib.metadata"
-        + " as m; print(m.version('torch')); print(m.version('numpy'))").start();
-    List<String> versions = new String(direct.getInputStream().readAllBytes(),
-        StandardCharsets.UTF_8).lines().toList();
-    assertThat(direct.waitFor()).isZero();
+    List<String> versions = Tools.distributionVersions(Tools.torchPython(), "torch", "numpy");
     assertThat(packages.version("torch")).contains(versions.get(0));
     assertThat(packages.version("numpy")).contains(versions.get(1));
     assertThat(packages.gpus()).as("the kit's node has no GPU").isEmpty();

@@ -63,6 +63,11 @@ public final class ProgressTap implements JobLogs {
   }
 
   @Override
+  public JobLogs container(String name) {
+    return new ProgressTap(delegate.container(name), job, listener, owner);
+  }
+
+  @Override
   public List<LogLine> snapshot() {
     return delegate.snapshot();
   }

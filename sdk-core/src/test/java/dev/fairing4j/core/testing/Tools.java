@@ -158,6 +158,32 @@ public final class Tools {
         + "); install it: apt-get install python3-torch python3-torchvision");
   }
 
+  /**
+   * The installed version of each distribution, as {@code python}'s {@code importlib.metadata}
+   * reads it: what a report of the interpreter's packages must agree with, asked directly.
+   */
+  public static List<String> distributionVersions(Path python, String... names) {
+    StringBuilder program = new StringBuilder("import importlib.metadata as m");
+    for (String name : names) {
+      program.append("; print(m.version('").append(name).append("'))");
+    }
+    try {
+      Process p = new ProcessBuilder(python.toString(), "-c", program.toString()).start();
+      List<String> versions = new String(p.getInputStream().readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+      if (p.waitFor() != 0 || versions.size() != names.length) {
+        throw new AssertionFailedError(python + " cannot say the versions of "
+            + List.of(names) + ": " + versions);
+      }
+      return versions;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionFailedError("interrupted", e);
+    }
+  }
+
   private static boolean canImportTorch(Path python) {
     try {
       Process p = new ProcessBuilder(python.toString(), "-c", "import torch")

@@ -25,6 +25,7 @@ import dev.fairing4j.deployer.kubernetes.internal.jobs.JobKinds;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobRef;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobWatchHub;
+import dev.fairing4j.deployer.kubernetes.internal.logs.FollowedLines;
 import dev.fairing4j.deployer.kubernetes.internal.logs.KubernetesJobLogs;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
@@ -71,6 +72,8 @@ public final class KubernetesTrainingJob implements TrainingJob {
   private final ProgressListener progress;
   // The runtime this handle was made under: its log followers are that runtime's.
   private final Owner owner = Owner.current();
+  /** What this handle's log streams delivered, bounded: its logs outlive the pods. */
+  private final FollowedLines followed = new FollowedLines();
   // The job as its create returned it (a submitted handle): a wait starts from it instead of
   // reading the job again.
   private final Optional<Map<String, Object>> created;
@@ -287,12 +290,15 @@ public final class KubernetesTrainingJob implements TrainingJob {
     return JobKinds.suspendField(job.kind());
   }
 
-  /** The logs of every replica's training container; see {@link JobLogs}. */
+  /**
+   * The logs of every replica's training container; see {@link JobLogs}. What this handle
+   * followed stays readable here after the pods are gone (the newest 20,000 lines).
+   */
   @Override
   public JobLogs logs() {
     // Followed, the lines also report training progress to the pipeline's listener.
-    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings), job.name(), progress,
-        owner);
+    return ProgressTap.wrap(new KubernetesJobLogs(rest, job, timings, followed), job.name(),
+        progress, owner);
   }
 
   /**

@@ -3,15 +3,20 @@ package dev.fairing4j.deployer.tuning;
 import dev.fairing4j.core.BuiltPipeline;
 import dev.fairing4j.core.Displayable;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Durations;
 import dev.fairing4j.core.internal.Owner;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A running experiment ({@link Experiment#run()}, {@link Experiment#attach()}). With the SDK's
@@ -25,6 +30,8 @@ import java.util.function.Supplier;
  * trial's job, or Katib's Experiment. Either ends this JVM's threads.
  */
 public final class ExperimentRun implements Displayable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ExperimentRun.class);
+
   private final Following loop;
   private final Thread thread;
   private final Owner owner;
@@ -107,6 +114,28 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
               : "wait again, or close() it; results() shows each trial", null);
     }
     return results;
+  }
+
+  /**
+   * What happened to the trials' jobs and their pods, oldest first (the Kubeflow SDK's
+   * {@code OptimizerClient.get_job_events(name)}): each trial job's {@link TrainingJob#events()}
+   * together, so the object of each event names the trial. A trial whose job is gone (deleted,
+   * or its events expired on the API server) adds none.
+   */
+  public List<JobEvent> events() {
+    List<JobEvent> events = new ArrayList<>();
+    for (Trial trial : results().trials()) {
+      trial.job().ifPresent(job -> {
+        try {
+          events.addAll(job.events());
+        } catch (FairingException e) {
+          LOG.debug("No events of trial {} ({}): {}", trial.number(), trial.name(),
+              e.getMessage());
+        }
+      });
+    }
+    events.sort(Comparator.comparing(JobEvent::time));
+    return events;
   }
 
   /** The job of trial {@code number} (from 1), once submitted. */

@@ -65,6 +65,39 @@ class KubernetesJobLogsTest {
   }
 
   @Test
+  void anotherContainerIsReadWhenAskedForAndAMissingOneIsRefusedWithTheNamesThereAre() {
+    mock.post(PODS, operatorPod("mnist", "master", 0, "{\"phase\":\"Running\"}")
+        .replace("\"containers\":[{\"name\":\"pytorch\",\"image\":\"" + TestJobs.IMAGE + "\"}]",
+            "\"initContainers\":[{\"name\":\"fetch-data\",\"image\":\"busybox\"}],"
+                + "\"containers\":[{\"name\":\"pytorch\",\"image\":\"" + TestJobs.IMAGE
+                + "\"},{\"name\":\"metrics\",\"image\":\"exporter\"}]"));
+    K8S.server().expect().get()
+        .withPath(PODS + "/mnist-master-0/log?container=metrics&timestamps=true")
+        .andReturn(200, line("12:00:00.100000000", "exporter up on :9400")).always();
+    K8S.server().expect().get()
+        .withPath(PODS + "/mnist-master-0/log?container=fetch-data&timestamps=true")
+        .andReturn(200, line("12:00:00.000000000", "fetched 300 samples")).always();
+
+    assertThat(job.logs().container("metrics").snapshot()).singleElement().satisfies(l -> {
+      assertThat(l.container()).isEqualTo("metrics");
+      assertThat(l.replica()).isEqualTo("master-0");
+      assertThat(l.text()).isEqualTo("exporter up on :9400");
+    });
+    assertThat(job.logs().container("fetch-data").snapshot()).extracting(LogLine::text)
+        .containsExactly("fetched 300 samples");
+    assertThatThrownBy(() -> job.logs().container("metrcs").snapshot())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> {
+          assertThat(e.field()).isEqualTo("container");
+          assertThat(e).hasMessageContaining("no pod of PyTorchJob team/mnist has a container"
+              + " named 'metrcs' (its pods have fetch-data, metrics, pytorch)");
+        });
+    assertThatThrownBy(() -> job.logs().container("metrcs").stream(l -> { }))
+        .isInstanceOf(InvalidInputException.class);
+    assertThatThrownBy(() -> job.logs().container("Not A Name"))
+        .isInstanceOf(InvalidInputException.class).hasMessageContaining("container");
+  }
+
+  @Test
   void aSnapshotHasEveryReplicaPrefixedAndSkipsPodsNotStartedYet() {
     pods("Succeeded", "Running");
     mock.post(PODS, operatorPod("mnist", "worker", 1, "{\"phase\":\"Pending\"}"));
@@ -147,6 +180,45 @@ class KubernetesJobLogsTest {
     assertThat(seen.stream().filter(l -> l.startsWith("[master-0]")))
         .containsExactly("[master-0] one", "[master-0] two", "[master-0] three");
     assertThat(seen).containsOnlyOnce("[worker-0] worker finished").hasSize(4);
+
+    // A clean-pod policy of All deletes the pods after the end, and the kubelet's logs with
+    // them: what this handle followed is still read from it, narrowed as asked.
+    mock.delete(PODS + "/mnist-master-0");
+    mock.delete(PODS + "/mnist-worker-0");
+    assertThat(job.logs().snapshot()).extracting(LogLine::toString).containsExactly(
+        "[master-0] one", "[master-0] two", "[master-0] three", "[worker-0] worker finished");
+    assertThat(job.logs().replica("master").tail(1).snapshot()).extracting(LogLine::text)
+        .containsExactly("three");
+    assertThat(job.logs().since(Instant.parse("2024-05-01T12:00:01Z")).snapshot())
+        .extracting(LogLine::text).containsExactly("three");
+    TrainingJob other = Clusters.kubernetes().kubeconfig(K8S.kubeconfig())
+        .withTimings(TestJobs.FAST).attach("kubeflow.org/v1", "PyTorchJob", "mnist", NS,
+            e -> { });
+    assertThat(other.logs().snapshot()).as("only the handle that followed keeps lines")
+        .isEmpty();
+  }
+
+  @Test
+  void followingASidecarStreamsThatContainerOnlyAndEndsWithTheJob() {
+    mock.post(PODS, operatorPod("mnist", "master", 0, "{\"phase\":\"Succeeded\"}")
+        .replace("\"containers\":[{\"name\":\"pytorch\",\"image\":\"" + TestJobs.IMAGE + "\"}]",
+            "\"containers\":[{\"name\":\"pytorch\",\"image\":\"" + TestJobs.IMAGE
+                + "\"},{\"name\":\"metrics\",\"image\":\"exporter\"}]"));
+    jobStatus("Succeeded");
+    K8S.server().expect().get()
+        .withPath(PODS + "/mnist-master-0/log?container=metrics&follow=true&timestamps=true")
+        .andReturn(200, line("12:00:00.100000000", "exported 3 samples")).always();
+    K8S.server().expect().get().withPath(MASTER_LOG + "&follow=true&timestamps=true")
+        .andReturn(200, line("12:00:00.100000000", "training line")).always();
+    List<LogLine> seen = new CopyOnWriteArrayList<>();
+
+    try (LogStream stream = job.logs().container("metrics").stream(seen::add)) {
+      assertThat(stream.awaitEnd(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(seen).singleElement().satisfies(l -> {
+      assertThat(l.container()).isEqualTo("metrics");
+      assertThat(l.text()).isEqualTo("exported 3 samples");
+    });
   }
 
   private static void await(java.util.function.BooleanSupplier condition) {

@@ -39,6 +39,11 @@ final class MockObjects {
     return send("PATCH", path, json, "application/json-patch+json");
   }
 
+  /** DELETEs {@code path}. */
+  Map<String, Object> delete(String path) {
+    return send("DELETE", path, null, "application/json");
+  }
+
   /** GETs {@code path}; an empty map for 404. */
   Map<String, Object> get(String path) {
     return send("GET", path, null, "application/json");

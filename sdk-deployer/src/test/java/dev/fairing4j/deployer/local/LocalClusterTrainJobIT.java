@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobCondition;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobPhase;
@@ -203,6 +204,12 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
         .isEqualTo(JobPhase.SUCCEEDED);
     assertThat(job.logs().snapshot()).extracting(LogLine::text)
         .containsExactly("train ['--lr=0.1'] 1");
+    // One container per local replica: its name reads the same log, another is refused.
+    assertThat(job.logs().container("node").snapshot()).extracting(LogLine::text)
+        .containsExactly("train ['--lr=0.1'] 1");
+    assertThatThrownBy(() -> job.logs().container("metrics"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageContaining("run one container, node, not 'metrics'");
   }
 
   @Test

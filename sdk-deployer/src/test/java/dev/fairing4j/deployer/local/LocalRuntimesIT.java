@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.testing.Tools;
 import dev.fairing4j.deployer.TrainingClient;
 import dev.fairing4j.deployer.trainer.RuntimePackages;
 import dev.fairing4j.deployer.trainer.TrainingRuntime;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -42,11 +42,7 @@ class LocalRuntimesIT extends LocalClusterTestBase {
         Duration.ofSeconds(60));
 
     // Asked of the interpreter directly: the local cluster runs torch code with /usr/bin/python3.
-    Process direct = new ProcessBuilder("/usr/bin/python3", "-c", "import importlib.metadata"
-        + " as m; print(m.version('torch')); print(m.version('numpy'))").start();
-    List<String> versions = new String(direct.getInputStream().readAllBytes(),
-        StandardCharsets.UTF_8).lines().toList();
-    assertThat(direct.waitFor()).isZero();
+    List<String> versions = Tools.distributionVersions(Tools.torchPython(), "torch", "numpy");
     assertThat(packages.version("torch")).contains(versions.get(0));
     assertThat(packages.version("numpy")).contains(versions.get(1));
     assertThat(packages.packages().size()).isGreaterThan(10);

@@ -8,6 +8,7 @@ import dev.fairing4j.core.BuildContext;
 import dev.fairing4j.core.ContextFile;
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.InvalidInputException;
+import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.Pipeline;
@@ -164,6 +165,13 @@ class ExperimentLocalIT {
         .parameterStyle(ParameterStyle.ENV)
         .maxTrials(3).parallel(3).run()) {
       results = run.waitForCompletion(Duration.ofMinutes(2));
+      // The Kubeflow SDK's get_job_events: every trial's, oldest first, each naming its trial.
+      List<JobEvent> events = run.events();
+      assertThat(events).extracting(JobEvent::time).isSorted();
+      for (Trial trial : results.trials()) {
+        assertThat(events).as("trial %s", trial.name()).anyMatch(e -> e.object()
+            .contains(trial.name()) && e.reason().endsWith("Succeeded"));
+      }
     }
     assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
     for (Trial trial : results.trials()) {

@@ -5,6 +5,7 @@ import dev.fairing4j.core.JobLogs;
 import dev.fairing4j.core.LogLine;
 import dev.fairing4j.core.LogStream;
 import dev.fairing4j.core.internal.Validators;
+import dev.fairing4j.deployer.job.internal.JsonTree;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException.Problem;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.JobReader;
@@ -18,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -35,32 +38,45 @@ public final class KubernetesJobLogs implements JobLogs {
   private final JobRef job;
   private final Timings timings;
   private final LogSelection selection;
+  private final Optional<FollowedLines> followed;
 
-  /** All logs of {@code job}. */
+  /** All logs of {@code job}, as the kubelet keeps them. */
   public KubernetesJobLogs(Supplier<KubeRest> rest, JobRef job, Timings timings) {
-    this(rest, job, timings, LogSelection.ALL);
+    this(rest, job, timings, LogSelection.ALL, Optional.empty());
+  }
+
+  /**
+   * All logs of {@code job}; what its streams deliver is also kept in {@code followed}, the job
+   * handle's, where a snapshot finds a followed replica whose pod is gone.
+   */
+  public KubernetesJobLogs(Supplier<KubeRest> rest, JobRef job, Timings timings,
+      FollowedLines followed) {
+    this(rest, job, timings, LogSelection.ALL, Optional.of(followed));
   }
 
   private KubernetesJobLogs(Supplier<KubeRest> rest, JobRef job, Timings timings,
-      LogSelection selection) {
+      LogSelection selection, Optional<FollowedLines> followed) {
     this.rest = Objects.requireNonNull(rest, "rest");
     this.job = Objects.requireNonNull(job, "job");
     this.timings = Objects.requireNonNull(timings, "timings");
     this.selection = Objects.requireNonNull(selection, "selection");
+    this.followed = Objects.requireNonNull(followed, "followed");
+  }
+
+  private KubernetesJobLogs with(LogSelection narrowed) {
+    return new KubernetesJobLogs(rest, job, timings, narrowed, followed);
   }
 
   @Override
   public JobLogs tail(int lines) {
     Validators.atLeast("tail", lines, 0);
-    return new KubernetesJobLogs(rest, job, timings,
-        new LogSelection(Optional.of(lines), selection.since(), selection.replica()));
+    return with(selection.withTail(lines));
   }
 
   @Override
   public JobLogs since(Instant time) {
     Objects.requireNonNull(time, "time");
-    return new KubernetesJobLogs(rest, job, timings,
-        new LogSelection(selection.tail(), Optional.of(time), selection.replica()));
+    return with(selection.withSince(time));
   }
 
   @Override
@@ -70,8 +86,17 @@ public final class KubernetesJobLogs implements JobLogs {
       throw InvalidInputException.of("replica", "'" + replica + "' is not a replica name",
           "name an instance such as 'worker-1' or 'node-0', or a type such as 'worker'");
     }
-    return new KubernetesJobLogs(rest, job, timings,
-        new LogSelection(selection.tail(), selection.since(), Optional.of(replica)));
+    return with(selection.withReplica(replica));
+  }
+
+  /**
+   * Reads {@code name} instead of the training container: a sidecar, or an init container. A
+   * name none of the job's pods has is refused when the logs are read, with the names they have.
+   */
+  @Override
+  public JobLogs container(String name) {
+    Validators.dns1123Label("container", name);
+    return with(selection.withContainer(name));
   }
 
   @Override
@@ -80,11 +105,17 @@ public final class KubernetesJobLogs implements JobLogs {
     JobReader reader = new JobReader(client, job);
     Map<String, Object> object = reader.object().orElse(Map.of());
     List<LogLine> lines = new ArrayList<>();
-    for (JobReader.JobPod pod : reader.jobPods(object)) {
-      if (!selection.matches(pod.info())) {
-        continue;
-      }
-      String container = PodDiagnosis.trainingContainer(pod.object(), job.kind());
+    List<JobReader.JobPod> pods = reader.jobPods(object).stream()
+        .filter(pod -> selection.matches(pod.info())).toList();
+    checkContainer(pods.stream().map(JobReader.JobPod::object).toList());
+    Set<String> present = new java.util.HashSet<>();
+    for (JobReader.JobPod pod : pods) {
+      present.add(PodDiagnosis.shortName(pod.info()));
+    }
+    // Replicas this handle followed whose pods are gone: the lines it kept, first.
+    followed.ifPresent(kept -> lines.addAll(kept.missingFrom(present, selection)));
+    for (JobReader.JobPod pod : pods) {
+      String container = selection.containerOf(pod.object(), job.kind());
       String body;
       try {
         body = client.readLog(job.namespace(), pod.info().name(), container, selection.tail(),
@@ -105,10 +136,40 @@ public final class KubernetesJobLogs implements JobLogs {
     return lines;
   }
 
+  /**
+   * Refuses a container none of {@code pods} has (when there are pods to tell): a typo would
+   * otherwise read as an empty log.
+   */
+  private void checkContainer(List<Map<String, Object>> pods) {
+    if (selection.container().isEmpty() || pods.isEmpty()) {
+      return;
+    }
+    Set<String> names = new TreeSet<>();
+    for (Map<String, Object> pod : pods) {
+      for (String field : List.of("initContainers", "containers")) {
+        JsonTree.maps(pod, "spec", field).forEach(c -> names.add(String.valueOf(c.get("name"))));
+      }
+    }
+    String wanted = selection.container().get();
+    if (!names.contains(wanted)) {
+      throw InvalidInputException.of("container", "no pod of " + job + " has a container named '"
+          + wanted + "' (its pods have " + String.join(", ", names) + ")",
+          "pick one of those, or leave container(..) out for the training container");
+    }
+  }
+
   @Override
   public LogStream stream(Consumer<LogLine> consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    return StreamingLogStream.start(rest.get(), job, selection, timings, consumer);
+    if (selection.container().isPresent()) {
+      checkContainer(new JobReader(rest.get(), job).podObjects());
+    }
+    boolean byDefault = selection.container().isEmpty();
+    Consumer<LogLine> delivered = followed.<Consumer<LogLine>>map(kept -> line -> {
+      kept.add(line, byDefault);
+      consumer.accept(line);
+    }).orElse(consumer);
+    return StreamingLogStream.start(rest.get(), job, selection, timings, delivered);
   }
 
   /** A container that has not started (400) or a pod that is gone (404): nothing to read. */
@@ -120,6 +181,7 @@ public final class KubernetesJobLogs implements JobLogs {
   public String toString() {
     return "logs of " + job + selection.replica().map(r -> " replica " + r).orElse("")
         + selection.tail().map(t -> " tail " + t).orElse("")
-        + selection.since().map(s -> " since " + s).orElse("");
+        + selection.since().map(s -> " since " + s).orElse("")
+        + selection.container().map(c -> " container " + c).orElse("");
   }
 }

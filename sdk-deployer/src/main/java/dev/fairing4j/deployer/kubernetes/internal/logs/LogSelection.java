@@ -4,6 +4,7 @@ import dev.fairing4j.core.PodInfo;
 import dev.fairing4j.deployer.kubernetes.internal.jobs.PodDiagnosis;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,13 +14,15 @@ import java.util.Optional;
  * @param since only lines written at or after this time
  * @param replica one instance ({@code worker-1}, {@code node-0}) or one type ({@code worker},
  *     {@code dataset-initializer}), lower case
+ * @param container the container to read instead of the training container (a sidecar, an init
+ *     container)
  */
 public record LogSelection(Optional<Integer> tail, Optional<Instant> since,
-    Optional<String> replica) {
+    Optional<String> replica, Optional<String> container) {
 
   /** Everything. */
-  public static final LogSelection ALL =
-      new LogSelection(Optional.empty(), Optional.empty(), Optional.empty());
+  public static final LogSelection ALL = new LogSelection(Optional.empty(), Optional.empty(),
+      Optional.empty(), Optional.empty());
 
   /** Normalises the replica name to lower case. */
   public LogSelection {
@@ -27,6 +30,34 @@ public record LogSelection(Optional<Integer> tail, Optional<Instant> since,
     since = since == null ? Optional.empty() : since;
     replica = replica == null ? Optional.empty()
         : replica.map(r -> r.trim().toLowerCase(Locale.ROOT));
+    container = container == null ? Optional.empty() : container.map(String::trim);
+  }
+
+  /** With only the last {@code lines} lines. */
+  public LogSelection withTail(int lines) {
+    return new LogSelection(Optional.of(lines), since, replica, container);
+  }
+
+  /** With only the lines since {@code time}. */
+  public LogSelection withSince(Instant time) {
+    return new LogSelection(tail, Optional.of(time), replica, container);
+  }
+
+  /** With one replica. */
+  public LogSelection withReplica(String name) {
+    return new LogSelection(tail, since, Optional.of(name), container);
+  }
+
+  /** With one container. */
+  public LogSelection withContainer(String name) {
+    return new LogSelection(tail, since, replica, Optional.of(name));
+  }
+
+  /**
+   * The container to read in {@code pod}: the one asked for, else the kind's training container.
+   */
+  public String containerOf(Map<String, Object> pod, String kind) {
+    return container.orElseGet(() -> PodDiagnosis.trainingContainer(pod, kind));
   }
 
   /** True when {@code pod} is one of the selected replicas. */
@@ -37,5 +68,17 @@ public record LogSelection(Optional<Integer> tail, Optional<Instant> since,
     String wanted = replica.get();
     return wanted.equals(PodDiagnosis.shortName(pod))
         || wanted.equals(pod.replicaType().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * True when the replica {@code shortName} ({@code worker-1}) is selected: by itself, or by its
+   * type (the name without its index).
+   */
+  public boolean matchesReplica(String shortName) {
+    if (replica.isEmpty()) {
+      return true;
+    }
+    String wanted = replica.get();
+    return wanted.equals(shortName) || wanted.equals(shortName.replaceAll("-[0-9]+$", ""));
   }
 }

@@ -224,6 +224,14 @@ public final class StreamingLogStream implements LogStream {
    */
   private List<ContainerRef> containersToFollow(JobReader.JobPod pod) {
     List<ContainerRef> containers = new ArrayList<>();
+    if (selection.container().isPresent()) {
+      String wanted = selection.container().get();
+      boolean init = JsonTree.maps(pod.object(), "spec", "initContainers").stream()
+          .anyMatch(c -> wanted.equals(c.get("name")));
+      boolean main = JsonTree.maps(pod.object(), "spec", "containers").stream()
+          .anyMatch(c -> wanted.equals(c.get("name")));
+      return init || main ? List.of(new ContainerRef(wanted, init)) : List.of();
+    }
     if ("Pending".equals(pod.info().phase())) {
       for (Map<String, Object> status : JsonTree.maps(pod.object(), "status",
           "initContainerStatuses")) {

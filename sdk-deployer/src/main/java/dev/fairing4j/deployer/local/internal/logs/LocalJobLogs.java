@@ -71,6 +71,23 @@ public final class LocalJobLogs implements JobLogs {
         Optional.of(Validators.requireText("replica", selector)));
   }
 
+  /**
+   * The training container is the only one a local replica runs: its name reads the same logs,
+   * any other is refused with the name there is.
+   */
+  @Override
+  public JobLogs container(String name) {
+    Validators.requireText("container", name);
+    List<String> names = record.get().map(r -> r.replicas().stream()
+        .map(JobRecord.Replica::container).distinct().toList()).orElse(List.of());
+    if (!names.isEmpty() && !names.contains(name.trim())) {
+      throw InvalidInputException.of("container", "the replicas of this local job run one"
+          + " container, " + String.join(", ", names) + ", not '" + name.trim() + "'",
+          "leave container(..) out; sidecars and init containers run on a Kubernetes cluster");
+    }
+    return this;
+  }
+
   @Override
   public List<LogLine> snapshot() {
     List<LogLine> lines = new ArrayList<>();
