@@ -96,6 +96,14 @@ public record ExperimentResults(String name, Objective objective, ExperimentPhas
     return trials.stream().filter(t -> t.number() == number).findFirst();
   }
 
+  /**
+   * The trial whose job is called {@code name} ({@link Trial#name()}: {@code <experiment>-<n>}
+   * where this JVM runs the trials, Katib's or the Trainer's trial name on a cluster).
+   */
+  public Optional<Trial> trial(String name) {
+    return trials.stream().filter(t -> t.name().equals(name)).findFirst();
+  }
+
   private List<String> header() {
     List<String> header = new ArrayList<>(List.of("TRIAL", "STATUS"));
     header.addAll(parameterNames());

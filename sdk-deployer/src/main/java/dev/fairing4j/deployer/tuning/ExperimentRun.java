@@ -3,11 +3,13 @@ package dev.fairing4j.deployer.tuning;
 import dev.fairing4j.core.BuiltPipeline;
 import dev.fairing4j.core.Displayable;
 import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobVariant;
 import dev.fairing4j.core.TrainingJob;
 import dev.fairing4j.core.internal.Durations;
 import dev.fairing4j.core.internal.Owner;
+import dev.fairing4j.core.internal.Validators;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -141,6 +143,25 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
   /** The job of trial {@code number} (from 1), once submitted. */
   public Optional<TrainingJob> trialJob(int number) {
     return results().trial(number).flatMap(Trial::job);
+  }
+
+  /**
+   * The job of the trial called {@code trialName} (as {@link Trial#name()} and the trials table
+   * give it), once submitted: the Kubeflow SDK's {@code get_job_logs(name, trial_name=..)} is
+   * {@code trialJob(trialName).orElseThrow().logs()}, followed with {@code .follow(..)}.
+   *
+   * @throws InvalidInputException naming {@code trialName} when no trial has that name, with
+   *     the names there are
+   */
+  public Optional<TrainingJob> trialJob(String trialName) {
+    Validators.requireText("trialName", trialName);
+    ExperimentResults results = results();
+    Trial trial = results.trial(trialName.trim()).orElseThrow(() -> InvalidInputException.of(
+        "trialName", "experiment " + name() + " has no trial named '" + trialName.trim()
+            + "' (it has " + (results.trials().isEmpty() ? "none yet" : String.join(", ",
+                results.trials().stream().map(Trial::name).toList())) + ")",
+        "name one of its trials, or pick one by number with trialJob(n)"));
+    return trial.job();
   }
 
   /**

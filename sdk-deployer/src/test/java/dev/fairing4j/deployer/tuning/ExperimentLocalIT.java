@@ -171,7 +171,13 @@ class ExperimentLocalIT {
       for (Trial trial : results.trials()) {
         assertThat(events).as("trial %s", trial.name()).anyMatch(e -> e.object()
             .contains(trial.name()) && e.reason().endsWith("Succeeded"));
+        // get_job_logs(name, trial_name=..): the trial's own lines.
+        assertThat(run.trialJob(trial.name()).orElseThrow().logs().snapshot())
+            .extracting(l -> l.text()).contains("layers=" + trial.parameters().get("num_layers"));
       }
+      assertThatThrownBy(() -> run.trialJob("env-9"))
+          .isInstanceOf(InvalidInputException.class).hasMessageContaining("no trial named"
+              + " 'env-9'").hasMessageContaining(results.trials().get(0).name());
     }
     assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
     for (Trial trial : results.trials()) {
