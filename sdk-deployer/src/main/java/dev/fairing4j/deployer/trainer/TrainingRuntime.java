@@ -22,8 +22,8 @@ import java.util.Optional;
  * @param numNodes the nodes a TrainJob gets when it names no count ({@code mlPolicy.numNodes})
  * @param image the image its {@code node} container runs; empty on this machine's clusters,
  *     which run the job with this machine's Python (local) or the pipeline's image (podman)
- * @param gpusPerNode the GPUs its {@code node} container asks for ({@code nvidia.com/gpu}); 0
- *     when none
+ * @param gpusPerNode the GPUs its {@code node} container asks for ({@code nvidia.com/gpu},
+ *     {@code amd.com/gpu}); 0 when none
  */
 public record TrainingRuntime(String name, String kind, Optional<String> namespace,
     Optional<String> framework, int numNodes, Optional<String> image, int gpusPerNode)

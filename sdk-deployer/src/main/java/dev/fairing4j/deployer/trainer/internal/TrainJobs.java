@@ -1,5 +1,6 @@
 package dev.fairing4j.deployer.trainer.internal;
 
+import dev.fairing4j.deployer.trainer.TrainingRuntime;
 import java.util.List;
 
 /**
@@ -14,9 +15,9 @@ public final class TrainJobs {
   /** The kind. */
   public static final String KIND = "TrainJob";
   /** The runtime kind a TrainJob names by default: cluster-wide. */
-  public static final String CLUSTER_RUNTIME = "ClusterTrainingRuntime";
+  public static final String CLUSTER_RUNTIME = TrainingRuntime.CLUSTER_WIDE;
   /** The namespaced runtime kind, usable from its own namespace only. */
-  public static final String NAMESPACED_RUNTIME = "TrainingRuntime";
+  public static final String NAMESPACED_RUNTIME = TrainingRuntime.NAMESPACED;
   /** The runtime the deployer uses unless told otherwise. */
   public static final String DEFAULT_RUNTIME = "torch-distributed";
   /** The replicated job (and its container) that runs the trainer in the shipped runtimes. */

@@ -49,7 +49,8 @@ public final class JobCompletion {
   private final Consumer<JobStatus> onChange;
   private volatile JobPhase previous;
   private Map<String, Object> last = Map.of();
-  private JobStatus terminal;
+  /** The status the wait ends with: a phase waited for, or the success. */
+  private JobStatus result;
 
   /** Follows {@code job} through {@code rest}, reporting phase changes to {@code progress}. */
   public JobCompletion(KubeRest rest, JobRef job, Timings timings, ProgressListener progress) {
@@ -85,7 +86,7 @@ public final class JobCompletion {
         .run(deadlineNanos, new ListWatch.Handler() {
           @Override
           public boolean wanted() {
-            return terminal == null;
+            return result == null;
           }
 
           @Override
@@ -115,7 +116,7 @@ public final class JobCompletion {
             throw error;
           }
         });
-    return end == ListWatch.End.REFUSED ? poll(deadlineNanos) : Optional.ofNullable(terminal);
+    return end == ListWatch.End.REFUSED ? poll(deadlineNanos) : Optional.ofNullable(result);
   }
 
   /**
@@ -153,7 +154,7 @@ public final class JobCompletion {
       }
       // else the hub reports the job's current state at once (its list, or what its running
       // watch saw): the state at creation would only show a phase the job may have left.
-      while (terminal == null) {
+      while (result == null) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           return Optional.empty();
@@ -189,7 +190,7 @@ public final class JobCompletion {
           throw failed.error();
         }
       }
-      return Optional.of(terminal);
+      return Optional.of(result);
     }
   }
 
@@ -232,7 +233,7 @@ public final class JobCompletion {
   }
 
   private Optional<JobStatus> poll(long deadlineNanos) {
-    while (terminal == null) {
+    while (result == null) {
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         return Optional.empty();
@@ -240,7 +241,7 @@ public final class JobCompletion {
       Timings.sleep(min(Duration.ofNanos(left), timings.poll()), "wait for " + job);
       observe(reader.requireObject());
     }
-    return Optional.of(terminal);
+    return Optional.of(result);
   }
 
   /**
@@ -272,7 +273,7 @@ public final class JobCompletion {
           pods.stream().map(JobReader.JobPod::object).toList());
     }
     if (ends) {
-      terminal = status;
+      result = status;
     }
   }
 

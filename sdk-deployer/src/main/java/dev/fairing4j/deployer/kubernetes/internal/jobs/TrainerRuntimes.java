@@ -1,7 +1,9 @@
 package dev.fairing4j.deployer.kubernetes.internal.jobs;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fairing4j.deployer.job.internal.Mappers;
+import dev.fairing4j.deployer.job.internal.Quantities;
 import dev.fairing4j.deployer.kubernetes.KubernetesApiException;
 import dev.fairing4j.deployer.kubernetes.internal.transport.KubeRest;
 import dev.fairing4j.deployer.kubernetes.internal.transport.ResourceRef;
@@ -16,7 +18,8 @@ import java.util.Optional;
 /**
  * The Trainer v2 runtimes on an API server, read as the Kubeflow SDK's {@code list_runtimes()}
  * reads them: the framework from the {@code trainer.kubeflow.org/framework} label, the node count
- * from {@code mlPolicy.numNodes}, the image and GPUs from the {@code node} step's container.
+ * from {@code mlPolicy.numNodes}, the image and GPUs from the {@code node} step's container (GPUs
+ * counted as the SDK counts them for {@code numProcPerNode}: {@link Quantities#gpus}).
  */
 public final class TrainerRuntimes {
   private static final ResourceRef CLUSTER_WIDE = ResourceRef.of(TrainJobs.API_VERSION,
@@ -25,6 +28,7 @@ public final class TrainerRuntimes {
       TrainingRuntime.NAMESPACED);
   private static final String FRAMEWORK_LABEL = "trainer.kubeflow.org/framework";
   private static final String ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step";
+  private static final TypeReference<Map<String, Object>> CONTAINER = new TypeReference<>() { };
 
   private TrainerRuntimes() {}
 
@@ -67,7 +71,7 @@ public final class TrainerRuntimes {
         text(metadata.path("labels").path(FRAMEWORK_LABEL)),
         Math.max(1, spec.path("mlPolicy").path("numNodes").asInt(1)),
         node.flatMap(c -> text(c.path("image"))),
-        node.map(c -> gpus(c.path("resources"))).orElse(0));
+        node.map(c -> Quantities.gpus(Mappers.JSON.convertValue(c, CONTAINER))).orElse(0));
   }
 
   /**
@@ -90,21 +94,6 @@ public final class TrainerRuntimes {
       }
     }
     return Optional.empty();
-  }
-
-  private static int gpus(JsonNode resources) {
-    JsonNode limit = resources.path("limits").path("nvidia.com/gpu");
-    JsonNode request = resources.path("requests").path("nvidia.com/gpu");
-    JsonNode count = limit.isMissingNode() ? request : limit;
-    return count.isNumber() ? count.asInt() : count.isTextual() ? parse(count.asText()) : 0;
-  }
-
-  private static int parse(String quantity) {
-    try {
-      return Integer.parseInt(quantity.trim());
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 
   private static Optional<String> text(JsonNode node) {

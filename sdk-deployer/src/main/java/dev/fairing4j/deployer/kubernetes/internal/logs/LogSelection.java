@@ -62,12 +62,8 @@ public record LogSelection(Optional<Integer> tail, Optional<Instant> since,
 
   /** True when {@code pod} is one of the selected replicas. */
   public boolean matches(PodInfo pod) {
-    if (replica.isEmpty()) {
-      return true;
-    }
-    String wanted = replica.get();
-    return wanted.equals(PodDiagnosis.shortName(pod))
-        || wanted.equals(pod.replicaType().toLowerCase(Locale.ROOT));
+    return matchesReplica(PodDiagnosis.shortName(pod))
+        || replica.get().equals(pod.replicaType().toLowerCase(Locale.ROOT));
   }
 
   /**
