@@ -15,6 +15,7 @@ if [ ${#packages[@]} -eq 0 ]; then
     python3-torch        # real PyTorch training (local cluster, demo)
     python3-torchvision
     python3-xgboost      # real distributed XGBoost (XGBoostJob on the local cluster and the kit)
+    python3-requests     # a TrainJob script posting its progress as the Kubeflow SDK does
     dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist/*.gz
     podman runc          # optional container backend
     bubblewrap           # sandbox for local replicas

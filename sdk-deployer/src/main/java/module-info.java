@@ -14,6 +14,8 @@ module dev.fairing4j.deployer {
   requires java.desktop;
   requires okhttp3;
   requires okio;
+  requires org.bouncycastle.pkix;
+  requires org.bouncycastle.provider;
   requires org.apache.commons.compress;
   requires org.slf4j;
   // No module names of their own: named after their jar files (re2j-1.8.jar, xchart-4.0.3.jar,

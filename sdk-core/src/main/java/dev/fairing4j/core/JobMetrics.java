@@ -114,20 +114,35 @@ public final class JobMetrics implements Displayable {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(values, "values");
     Objects.requireNonNull(time, "time");
-    if (values.isEmpty()) {
+    Map<String, List<MetricPoint>> points = new LinkedHashMap<>();
+    values.forEach((name, value) -> points.put(name, List.of(new MetricPoint(time, value))));
+    return plusSeries(source, points);
+  }
+
+  /**
+   * These metrics plus the {@code series} (metric name to points) that {@code source} reported,
+   * merged into its series in time order: a whole history in one step, e.g. every report a local
+   * TrainJob's trainer posted to its status server.
+   */
+  public JobMetrics plusSeries(String source, Map<String, List<MetricPoint>> series) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(series, "series");
+    if (series.values().stream().allMatch(List::isEmpty)) {
       return this;
     }
     Map<String, Map<String, List<MetricPoint>>> copy = new LinkedHashMap<>();
-    series.forEach((replica, metrics) -> {
+    this.series.forEach((replica, metrics) -> {
       Map<String, List<MetricPoint>> byName = new LinkedHashMap<>();
       metrics.forEach((name, points) -> byName.put(name, new ArrayList<>(points)));
       copy.put(replica, byName);
     });
     Map<String, List<MetricPoint>> target = copy.computeIfAbsent(source, s -> new LinkedHashMap<>());
-    values.forEach((name, value) -> {
-      List<MetricPoint> points = target.computeIfAbsent(name, n -> new ArrayList<>());
-      points.add(new MetricPoint(time, value));
-      points.sort(Comparator.comparing(MetricPoint::time));
+    series.forEach((name, added) -> {
+      if (!added.isEmpty()) {
+        List<MetricPoint> points = target.computeIfAbsent(name, n -> new ArrayList<>());
+        points.addAll(added);
+        points.sort(Comparator.comparing(MetricPoint::time));
+      }
     });
     return new JobMetrics(job, copy);
   }

@@ -107,8 +107,9 @@ class ArchitectureTest {
   @Test
   void theLocalClusterRoomsDependOnlyOnTheRoomsBelowThem() {
     // settings (the cluster's settings, its exception) at the bottom; runtime above them;
-    // state above that; the plan reads a manifest with the host's facts; operator decides with
-    // all three; the supervisor process runs the operator; the package itself (submit paths,
+    // state above that; the plan reads a manifest with the host's facts; a TrainJob's status
+    // server (trainerstatus) knows the plan and the sandbox's binds; operator decides with all
+    // of them; the supervisor process runs the operator; the package itself (submit paths,
     // handles) sits on top and may use all.
     String local = "dev.fairing4j.deployer.local.internal";
     Map<String, List<String>> below = Map.of(
@@ -118,8 +119,10 @@ class ArchitectureTest {
         "state", List.of("runtime", "settings"),
         "logs", List.of("runtime", "state", "settings"),
         "plan", List.of("runtime", "settings"),
-        "operator", List.of("plan", "runtime", "state", "settings"),
-        "supervisor", List.of("operator", "plan", "runtime", "state", "settings"));
+        "trainerstatus", List.of("plan", "runtime", "settings"),
+        "operator", List.of("plan", "runtime", "state", "settings", "trainerstatus"),
+        "supervisor", List.of("operator", "plan", "runtime", "state", "settings",
+            "trainerstatus"));
     checkRooms(local, below);
   }
 

@@ -31,6 +31,8 @@ class DocumentedSnippetsIT {
   @BeforeAll
   static void requireRealParts() {
     Tools.localTraining();
+    // docs/trainjob.md's script posts its progress with requests
+    Tools.requirePythonModule(Tools.torchPython(), "requests", "python3-requests");
   }
 
   @Test
@@ -41,13 +43,15 @@ class DocumentedSnippetsIT {
     for (String block : List.of(ReadmeSnippetsTest.snippet("README.md", 0),
         ReadmeSnippetsTest.snippet("docs/running-locally.md", 0),
         ReadmeSnippetsTest.snippet("docs/following.md", 0),
-        ReadmeSnippetsTest.snippet("docs/trainjob.md", 1))) {
+        ReadmeSnippetsTest.snippet("docs/trainjob.md", 1),
+        ReadmeSnippetsTest.snippet("docs/trainjob.md", 2))) {
       assertThat(block).contains("Clusters.local()");
       script.append(LocalClusterRedirect.apply(block, state, volumes)).append('\n');
     }
     // The one job the snippets leave (following.md deletes hello), then leave jshell.
     script.append("""
         TrainingClient.connect(Clusters.local().stateDir(java.nio.file.Path.of("%s"))).inNamespace("kubeflow").delete("mnist-local");
+        progress.delete();
         /exit
         """.formatted(state));
     Path jsh = Files.writeString(dir.resolve("snippets.jsh"), script, StandardCharsets.UTF_8);
@@ -75,5 +79,7 @@ class DocumentedSnippetsIT {
     assertThat(out).as("trainjob.md: the runtimes, then torch's version read by the probe")
         .containsPattern("torch-distributed +ClusterTrainingRuntime +torch +1 +0")
         .containsPattern("Optional\\[torch\\] Optional\\[\\d+\\.\\d+");
+    assertThat(out).as("trainjob.md: the reports the script posted to the job's status server")
+        .containsPattern("\\[33 at \\S+Z, 66 at \\S+Z, 100 at \\S+Z\\]");
   }
 }

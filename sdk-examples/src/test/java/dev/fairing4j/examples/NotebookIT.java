@@ -62,7 +62,7 @@ class NotebookIT {
       found.forEach(notebooks::add);
     }
     assertThat(notebooks).extracting(p -> p.getFileName().toString())
-        .contains("fairing4j-mnist.ipynb");
+        .contains("fairing4j-mnist.ipynb", "fairing4j-trainjob-progress.ipynb");
 
     for (Path notebook : notebooks) {
       String name = notebook.getFileName().toString().replace(".ipynb", "");
@@ -71,6 +71,9 @@ class NotebookIT {
       assertEveryCellRan(notebook, executed);
       if (name.equals("fairing4j-mnist")) {
         assertTheMnistNotebookShowsWhatAUserShouldSee(executed, volumes);
+      }
+      if (name.equals("fairing4j-trainjob-progress")) {
+        assertTheProgressNotebookShowsTheTrainersReports(executed);
       }
     }
   }
@@ -158,6 +161,20 @@ class NotebookIT {
             .doesNotContainPattern("[A-Za-z]\\.[A-Z][A-Za-z0-9$]*@[0-9a-f]{4,}");
       }
     }
+  }
+
+  private static void assertTheProgressNotebookShowsTheTrainersReports(JsonNode executed) {
+    assertThat(html(cell(executed, "job.waitForCompletion("))).startsWith("<table>")
+        .contains("Succeeded");
+    // the reports the script posted to the job's status server, beside the nodes' log metrics
+    // the trainer's last loss is node 0's last logged one, and its progress is the whole job's
+    assertThat(html(cellExactly(executed, "job.metrics()"))).containsPattern(
+        "<td>node-0</td><td>4</td><td>([0-9.]+)</td>.*<td>trainer</td><td>-</td><td>\\1</td>"
+            + "<td>100%</td>");
+    assertThat(streams(cell(executed, "job.metrics().series(\"trainer\", \"progress\")")))
+        .containsPattern("\\[20 at \\S+, 40 at \\S+, 60 at \\S+, 80 at \\S+, 100 at \\S+\\]");
+    assertThat(result(cellExactly(executed, "job.metrics().plot()")).path("data")
+        .has("image/png")).isTrue();
   }
 
   private static void assertTheMnistNotebookShowsWhatAUserShouldSee(JsonNode executed,

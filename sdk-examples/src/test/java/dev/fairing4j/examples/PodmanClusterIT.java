@@ -203,6 +203,49 @@ class PodmanClusterIT {
   }
 
   @Test
+  void aTrainJobsNodePostsItsProgressToTheStatusServerFromItsContainer() throws IOException {
+    // Trainer's raw-HTTP way (its docs' option C), with the standard library: the base has no
+    // requests. The container sees the plugin's files at the pod's path, read-only.
+    Path script = Files.writeString(scripts.resolve("progress.py"), """
+        import json, os, ssl, urllib.request
+        from datetime import datetime, timezone
+        url = os.environ["KUBEFLOW_TRAINER_SERVER_URL"]
+        ca = os.environ["KUBEFLOW_TRAINER_SERVER_CA_CERT"]
+        print("CA", ca, flush=True)
+        token = open(os.environ["KUBEFLOW_TRAINER_SERVER_TOKEN"]).read().strip()
+        context = ssl.create_default_context(cafile=ca)
+        for percent, loss in ((50, 0.75), (100, 0.5)):
+            body = json.dumps({"trainerStatus": {"progressPercentage": percent,
+                "metrics": [{"name": "loss", "value": str(loss)}],
+                "lastUpdatedTime": datetime.now(timezone.utc).isoformat()}}).encode()
+            request = urllib.request.Request(url, data=body, method="POST", headers={
+                "Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            with urllib.request.urlopen(request, context=context, timeout=5) as response:
+                print("posted", response.status, flush=True)
+        try:
+            open(ca, "a").close()
+        except OSError as e:
+            print("read-only", e.errno, flush=True)
+        """);
+    TrainingJob job = Fairing.pipeline()
+        .preprocessor(Preprocessors.python(script))
+        .builder(Builders.jib(base).pushTo(REGISTRY.hostPort() + "/app"))
+        .deployer(Deployers.trainJob("podjob-ts").torchrun(false).on(cluster))
+        .progress(ProgressListener.NONE)
+        .run();
+    JobStatus end = job.waitForCompletion(Duration.ofMinutes(2));
+
+    List<String> lines = job.logs().snapshot().stream().map(LogLine::text).toList();
+    assertThat(end.phase()).as(String.join("\n", lines)).isEqualTo(JobPhase.SUCCEEDED);
+    assertThat(lines).contains("CA /var/run/secrets/kubeflow/trainer/ca.crt", "read-only 30")
+        .filteredOn(l -> l.startsWith("posted")).containsExactly("posted 200", "posted 200");
+    assertThat(job.metrics().series("trainer", "progress")).extracting(p -> p.value())
+        .containsExactly(50.0, 100.0);
+    assertThat(job.metrics().latest("trainer", "loss")).contains(0.5);
+    job.delete();
+  }
+
+  @Test
   void withoutARegistryTheImageIsBuiltIntoPodmansStorageAndRunsFromThere() throws IOException {
     List<dev.fairing4j.core.ProgressEvent> events = new CopyOnWriteArrayList<>();
     REGISTRY.clearRequests();

@@ -52,7 +52,8 @@ final class PythonBaseImage {
     Path python = python();
     String version = run(List.of(python.toString(), "--version")).trim().replace("Python ", "");
     Path cache = Path.of(System.getProperty("user.home"), ".cache", "fairing4j", "test-bases");
-    Path archive = cache.resolve("python-" + version + ".oci.tar");
+    // "-ssl": the bases before held no libssl for the ssl module; a cached one is not reused
+    Path archive = cache.resolve("python-" + version + "-ssl.oci.tar");
     if (Files.isRegularFile(archive)) {
       return archive;
     }
@@ -89,6 +90,19 @@ final class PythonBaseImage {
     run(List.of("cp", "-a", stdlib.toString(), root.resolve("usr/lib").toString()));
     for (String unused : UNUSED) {
       deleteTree(root.resolve("usr/lib").resolve(name).resolve(unused));
+    }
+    // The libraries of the ssl and hashlib modules (libssl, libcrypto): a script that posts over
+    // HTTPS (a TrainJob's progress) imports ssl.
+    try (Stream<Path> modules = Files.list(root.resolve("usr/lib").resolve(name)
+        .resolve("lib-dynload"))) {
+      for (Path module : modules.filter(p -> p.getFileName().toString().startsWith("_ssl.")
+          || p.getFileName().toString().startsWith("_hashlib.")).toList()) {
+        Matcher needed = Pattern.compile("(/\\S+\\.so[.\\d]*)").matcher(run(List.of(
+            Tools.require("ldd", "libc-bin").toString(), module.toString())));
+        while (needed.find()) {
+          copy(Path.of(needed.group(1)), root);
+        }
+      }
     }
     try (Stream<Path> configs = Files.list(root.resolve("usr/lib").resolve(name))) {
       for (Path config : configs.filter(p -> p.getFileName().toString().startsWith("config-"))

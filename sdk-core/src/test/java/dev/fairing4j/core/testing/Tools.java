@@ -159,6 +159,28 @@ public final class Tools {
   }
 
   /**
+   * Fails unless {@code python} imports {@code module}, with the line that installs it.
+   *
+   * @throws AssertionFailedError saying {@code apt-get install <aptPackage>}
+   */
+  public static void requirePythonModule(Path python, String module, String aptPackage) {
+    try {
+      Process p = new ProcessBuilder(python.toString(), "-c", "import " + module)
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) {
+        return;
+      }
+      p.destroyForcibly();
+    } catch (IOException e) {
+      // answered below
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    throw new AssertionFailedError(python + " cannot 'import " + module + "'; install it:"
+        + " apt-get install " + aptPackage);
+  }
+
+  /**
    * The installed version of each distribution, as {@code python}'s {@code importlib.metadata}
    * reads it: what a report of the interpreter's packages must agree with, asked directly.
    */

@@ -105,17 +105,26 @@ class LocalClusterTrainJobIT extends LocalClusterTestBase {
     assertThat(envs).containsOnlyKeys("node-0", "node-1");
     String port = envs.get("node-0").get("PET_MASTER_PORT");
     assertThat(port).matches("[0-9]+").isNotEqualTo("29500");
+    // The TrainJobStatus plugin's three: this job's status server on the loopback, its files
+    // where the pod's projected volume puts them.
+    String statusUrl = envs.get("node-0").get("KUBEFLOW_TRAINER_SERVER_URL");
+    assertThat(statusUrl).matches("https://127\\.0\\.0\\.1:[0-9]+/apis/trainer\\.kubeflow\\.org"
+        + "/v1alpha1/namespaces/default/trainjobs/envtj/status");
     for (int rank = 0; rank < 2; rank++) {
-      Map<String, String> expected = new TreeMap<>(Map.of(
-          "PATH", "/.fairing4j/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-          "HOME", "/root",
-          "IMAGE_ENV", "from-context",
-          "FOO", "bar",
-          "PET_NNODES", "2",
-          "PET_NPROC_PER_NODE", "1",
-          "PET_NODE_RANK", String.valueOf(rank),
-          "PET_MASTER_ADDR", "127.0.0.1",
-          "PET_MASTER_PORT", port));
+      Map<String, String> expected = new TreeMap<>(Map.ofEntries(
+          Map.entry("PATH", "/.fairing4j/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+              + "/sbin:/bin"),
+          Map.entry("HOME", "/root"),
+          Map.entry("IMAGE_ENV", "from-context"),
+          Map.entry("FOO", "bar"),
+          Map.entry("PET_NNODES", "2"),
+          Map.entry("PET_NPROC_PER_NODE", "1"),
+          Map.entry("PET_NODE_RANK", String.valueOf(rank)),
+          Map.entry("PET_MASTER_ADDR", "127.0.0.1"),
+          Map.entry("PET_MASTER_PORT", port),
+          Map.entry("KUBEFLOW_TRAINER_SERVER_URL", statusUrl),
+          Map.entry("KUBEFLOW_TRAINER_SERVER_CA_CERT", "/var/run/secrets/kubeflow/trainer/ca.crt"),
+          Map.entry("KUBEFLOW_TRAINER_SERVER_TOKEN", "/var/run/secrets/kubeflow/trainer/token")));
       Map<String, String> actual = new TreeMap<>(envs.get("node-" + rank));
       // bwrap sets PWD for --chdir; Python's locale coercion (PEP 538) sets LC_CTYPE.
       assertThat(actual.remove("PWD")).isEqualTo("/app");

@@ -38,6 +38,7 @@ import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.supervisor.DetachedSupervisor;
 import dev.fairing4j.deployer.local.internal.supervisor.PhaseRelay;
 import dev.fairing4j.deployer.local.internal.supervisor.SupervisorSpec;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusEndpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -143,6 +144,8 @@ public final class LocalSubmitter {
     });
     Optional<Path> binDir = interpreter.map(i -> shims(jobDir.resolve("bin"), i.executable()));
     JobPorts ports = JobPorts.allocate(plan);
+    Optional<StatusEndpoint> statusEndpoint = StatusEndpoint.forPlan(plan, jobDir);
+    statusEndpoint.ifPresent(e -> e.issue(store.root()));
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
     Optional<Path> hostsFile = sandbox.isolates()
@@ -158,6 +161,7 @@ public final class LocalSubmitter {
       env.putAll(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports, hostsFile.isPresent()));
+      statusEndpoint.ifPresent(e -> env.putAll(e.env(sandbox.isolates())));
       SubmitSteps.serverHost(plan, settings, env);
       deps.ifPresent(d -> {
         String seen = sandbox.isolates() ? join(staged.workingDir(), ".deps") : d.toString();
@@ -174,6 +178,7 @@ public final class LocalSubmitter {
           jobDir));
       staged.outside().forEach(f -> binds.add(new LaunchSpec.Bind(f.host(), f.containerPath(),
           false, false)));
+      statusEndpoint.ifPresent(e -> binds.add(e.bind()));
       List<Path> devices = container.gpus() > 0 && gpus > 0 ? GpuProbe.devices() : List.of();
       LaunchSpec spec = new LaunchSpec(python(argv, interpreter), workingDir(group, context),
           staged.runDir(), staged.workingDir(), binds, binDir,
@@ -186,13 +191,13 @@ public final class LocalSubmitter {
     Instant created = Instant.now();
     if (detached.isPresent()) {
       detached.get().hand(jobDir, store, SupervisorSpec.of(plan, created, sandbox, prepared, ports,
-          gpus, settings.ignoreGpuRequests()), JobSupervisor.initialRecord(plan, ports,
-          sandbox.toString(), detached.get().handle(), created));
+          statusEndpoint, gpus, settings.ignoreGpuRequests()), JobSupervisor.initialRecord(plan,
+          ports, sandbox.toString(), detached.get().handle(), created));
       return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
           plan.namespace(), settings.killOnTimeout(), listener);
     }
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, sandbox, prepared, ports,
-        gpus, settings.ignoreGpuRequests(), false, created, listener);
+        statusEndpoint, gpus, settings.ignoreGpuRequests(), false, created, listener);
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),

@@ -5,6 +5,9 @@ import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.JobEvent;
 import dev.fairing4j.core.JobFailedException;
 import dev.fairing4j.core.JobLogs;
+import dev.fairing4j.core.JobMetrics;
+import dev.fairing4j.core.MetricParser;
+import dev.fairing4j.core.MetricPoint;
 import dev.fairing4j.core.JobPhase;
 import dev.fairing4j.core.JobStatus;
 import dev.fairing4j.core.JobTimeoutException;
@@ -26,10 +29,14 @@ import dev.fairing4j.deployer.local.internal.state.StateStore;
 import dev.fairing4j.deployer.local.internal.state.StatusMapper;
 import dev.fairing4j.deployer.local.internal.supervisor.DetachedControl;
 import dev.fairing4j.deployer.local.internal.supervisor.PhaseRelay;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusReports;
+import dev.fairing4j.deployer.trainer.internal.TrainJobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -249,6 +256,27 @@ public final class LocalTrainingJob implements TrainingJob {
                 : "it keeps running; job.delete() stops it", e);
       }
     }
+  }
+
+  /**
+   * The metrics every replica logged (see {@link TrainingJob#metrics(MetricParser)}); for a
+   * TrainJob whose trainer posted to its status server ({@code update_trainjob_status}), also
+   * each report it posted, as the source {@code trainer}, read as the Kubernetes path reads
+   * {@code status.trainerStatus}: progress in percent of the whole job and every numeric metric.
+   */
+  @Override
+  public JobMetrics metrics(MetricParser parser) {
+    JobMetrics fromLogs = TrainingJob.super.metrics(parser);
+    List<TrainJobStatus.TrainerReport> reports = StatusReports.of(jobDir);
+    if (reports.isEmpty()) {
+      return fromLogs;
+    }
+    Map<String, List<MetricPoint>> series = new LinkedHashMap<>();
+    for (TrainJobStatus.TrainerReport report : reports) {
+      report.values().forEach((name, value) -> series.computeIfAbsent(name,
+          n -> new ArrayList<>()).add(new MetricPoint(report.time(), value)));
+    }
+    return fromLogs.plusSeries("trainer", series);
   }
 
   @Override

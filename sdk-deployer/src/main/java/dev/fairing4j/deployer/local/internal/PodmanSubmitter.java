@@ -35,6 +35,7 @@ import dev.fairing4j.deployer.local.internal.runtime.SignalDefaults;
 import dev.fairing4j.deployer.local.internal.settings.LocalSettings;
 import dev.fairing4j.deployer.local.internal.settings.PodmanSettings;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusEndpoint;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,6 +44,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -99,6 +101,8 @@ public final class PodmanSubmitter {
     ContainerCleanup.record(jobDir,
         tool.removeByLabelCommand(PodmanLauncher.JOB_LABEL + "=" + launcher.jobId()));
     JobPorts ports = JobPorts.allocate(plan);
+    Optional<StatusEndpoint> statusEndpoint = StatusEndpoint.forPlan(plan, jobDir);
+    statusEndpoint.ifPresent(e -> e.issue(store.root()));
     HostRewriter rewriter = new HostRewriter(plan, ports);
     ContainerEnv containerEnv = new ContainerEnv(plan, rewriter);
     int gpus = SubmitSteps.gpus(plan);
@@ -111,6 +115,7 @@ public final class PodmanSubmitter {
       Map<String, String> env = new LinkedHashMap<>(containerEnv.resolve(container,
           PodFacts.of(plan, id, HostFacts.hostName()), context.env()));
       env.putAll(OperatorEnv.of(plan, id, ports, false));
+      statusEndpoint.ifPresent(e -> env.putAll(e.env(true)));
       SubmitSteps.serverHost(plan, local, env);
       Map<String, String> defined = new LinkedHashMap<>(context.env());
       defined.putAll(env);
@@ -122,7 +127,7 @@ public final class PodmanSubmitter {
       command.addAll(tool.command(runArgs(name, id, launcher, container, env,
           expand(container.command(), defined, rewriter),
           expand(container.args(), defined, rewriter),
-          VolumeBinder.binds(plan, id, local, jobDir), devices)));
+          binds(plan, id, local, jobDir, statusEndpoint), devices)));
       prepared.put(id.podName(), new PreparedReplica(id, command, jobDir, tool.env(),
           container.gpus()));
     }
@@ -131,11 +136,19 @@ public final class PodmanSubmitter {
     tool.remove(names);
     // Tied to this JVM: its watchdog removes the containers when the JVM dies.
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, launcher, prepared, ports,
-        gpus, local.ignoreGpuRequests(), false, Instant.now(), listener);
+        statusEndpoint, gpus, local.ignoreGpuRequests(), false, Instant.now(), listener);
     LiveJobs.register(jobDir, supervisor);
     supervisor.start();
     return new LocalTrainingJob(store, jobDir, plan.kind().kind(), plan.name(),
         plan.namespace(), local.killOnTimeout(), listener);
+  }
+
+  /** The pod's volumes, and the status server's files for a TrainJob. */
+  private static List<LaunchSpec.Bind> binds(JobPlan plan, ReplicaId id, LocalSettings local,
+      Path jobDir, Optional<StatusEndpoint> statusEndpoint) {
+    List<LaunchSpec.Bind> binds = new ArrayList<>(VolumeBinder.binds(plan, id, local, jobDir));
+    statusEndpoint.ifPresent(e -> binds.add(e.bind()));
+    return binds;
   }
 
   /** The images the job runs, fully qualified; fails before anything runs if one is missing. */

@@ -11,6 +11,8 @@ import dev.fairing4j.deployer.local.internal.runtime.HostFacts;
 import dev.fairing4j.deployer.local.internal.runtime.LogFormat;
 import dev.fairing4j.deployer.local.internal.runtime.ReplicaLauncher;
 import dev.fairing4j.deployer.local.internal.runtime.ReplicaProcess;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusEndpoint;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusServer;
 import dev.fairing4j.deployer.local.internal.state.JobRecord;
 import dev.fairing4j.deployer.local.internal.state.PhaseReporter;
 import dev.fairing4j.deployer.local.internal.state.StateStore;
@@ -67,6 +69,7 @@ public final class JobSupervisor {
   private final ReplicaLauncher launcher;
   private final Map<String, PreparedReplica> prepared;
   private final JobPorts ports;
+  private final Optional<StatusEndpoint> statusEndpoint;
   private final int gpusAvailable;
   private final boolean ignoreGpus;
   private final boolean detached;
@@ -81,6 +84,7 @@ public final class JobSupervisor {
   private final CountDownLatch released = new CountDownLatch(1);
 
   private SupervisorLock lock;
+  private Optional<StatusServer> statusServer = Optional.empty();
   private boolean finishedUp;
   private volatile JobRecord snapshot;
   private volatile boolean settled;
@@ -89,20 +93,23 @@ public final class JobSupervisor {
   /**
    * A supervisor for {@code plan}, whose replicas are {@code prepared} (by pod name).
    *
+   * @param statusEndpoint where a TrainJob's status server listens while the job runs
    * @param gpusAvailable NVIDIA GPUs on this machine
    * @param ignoreGpus run replicas that request GPUs anyway
    * @param detached whether this runs in a supervisor process of the job's own
    * @param created when the job was submitted
    */
   public JobSupervisor(JobPlan plan, Path jobDir, StateStore store, ReplicaLauncher launcher,
-      Map<String, PreparedReplica> prepared, JobPorts ports, int gpusAvailable,
-      boolean ignoreGpus, boolean detached, Instant created, ProgressListener progress) {
+      Map<String, PreparedReplica> prepared, JobPorts ports,
+      Optional<StatusEndpoint> statusEndpoint, int gpusAvailable, boolean ignoreGpus,
+      boolean detached, Instant created, ProgressListener progress) {
     this.plan = plan;
     this.jobDir = jobDir;
     this.store = store;
     this.launcher = launcher;
     this.prepared = Map.copyOf(prepared);
     this.ports = ports;
+    this.statusEndpoint = statusEndpoint;
     this.gpusAvailable = gpusAvailable;
     this.ignoreGpus = ignoreGpus;
     this.detached = detached;
@@ -299,10 +306,29 @@ public final class JobSupervisor {
   private void begin() {
     loop.scheduleWithFixedDelay(guard(this::checkControl), CONTROL_MILLIS, CONTROL_MILLIS,
         TimeUnit.MILLISECONDS);
+    statusEndpoint.ifPresent(this::startStatusServer);
     Map<String, Long> gpus = new HashMap<>();
     prepared.forEach((pod, replica) -> gpus.put(pod, replica.gpus()));
     machine.begin(gpusAvailable, ignoreGpus, gpus);
     publish(true);
+  }
+
+  /**
+   * Serves the TrainJob's status endpoint before any replica can post to it. One that cannot
+   * listen (its port taken since submit) is no reason to fail the training: the Kubeflow SDK's
+   * helper never raises, and the logs' metrics stay.
+   */
+  private void startStatusServer(StatusEndpoint endpoint) {
+    try {
+      statusServer = Optional.of(StatusServer.start(endpoint, jobDir));
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("local job {}: no Trainer status server on {}; progress the script posts to it"
+          + " is lost", plan.name(), endpoint.url(), e);
+      if (detached) {
+        System.err.println(Instant.now() + " no Trainer status server on " + endpoint.url()
+            + ": " + e);
+      }
+    }
   }
 
   /** Acts on what other processes asked through the job's control files. */
@@ -355,6 +381,8 @@ public final class JobSupervisor {
     if (settled && !finishedUp) {
       // The last write is done: from here on the directory belongs to whoever deletes the job.
       finishedUp = true;
+      // no replica is left to post to it
+      statusServer.ifPresent(StatusServer::close);
       lock.release();
       loop.shutdown();
       if (machine.isDeleted()) {

@@ -101,7 +101,8 @@ public final class SupervisorMain {
     JobPlan plan = spec.get().plan();
     JobSupervisor supervisor = new JobSupervisor(plan, jobDir, store, spec.get().launcher(),
         spec.get().prepared(plan), new JobPorts(spec.get().ports()),
-        spec.get().gpusAvailable(), spec.get().ignoreGpus(), true,
+        spec.get().statusEndpoint(jobDir), spec.get().gpusAvailable(), spec.get().ignoreGpus(),
+        true,
         Instant.parse(spec.get().createdAt()), ProgressListener.NONE);
     try {
       supervisor.start();

@@ -13,6 +13,7 @@ import dev.fairing4j.deployer.local.internal.runtime.Bubblewrap;
 import dev.fairing4j.deployer.local.internal.runtime.ReplicaLauncher;
 import dev.fairing4j.deployer.local.internal.runtime.Sandbox;
 import dev.fairing4j.deployer.local.internal.runtime.Unsandboxed;
+import dev.fairing4j.deployer.local.internal.trainerstatus.StatusEndpoint;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Everything a supervisor process needs to run a job the submitting JVM prepared
@@ -39,12 +41,13 @@ import java.util.Map;
  * @param ports declared ports mapped to local ports, per pod
  * @param gpusAvailable NVIDIA GPUs on this machine
  * @param ignoreGpus run replicas that request GPUs anyway
+ * @param statusPort the port of a TrainJob's status server; null for other kinds
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SupervisorSpec(String kind, String name, String namespace,
     List<Map<String, Object>> manifest, String createdAt, String sandbox,
     List<Replica> replicas, Map<String, Map<Integer, Integer>> ports, int gpusAvailable,
-    boolean ignoreGpus) {
+    boolean ignoreGpus, Integer statusPort) {
 
   static final String FILE = "supervisor.json";
 
@@ -63,12 +66,19 @@ public record SupervisorSpec(String kind, String name, String namespace,
 
   /** The spec of a prepared job. */
   public static SupervisorSpec of(JobPlan plan, Instant created, Sandbox sandbox,
-      Map<String, PreparedReplica> prepared, JobPorts ports, int gpusAvailable,
-      boolean ignoreGpus) {
+      Map<String, PreparedReplica> prepared, JobPorts ports,
+      Optional<StatusEndpoint> statusEndpoint, int gpusAvailable, boolean ignoreGpus) {
     List<Replica> list = prepared.values().stream().map(p -> new Replica(p.id().podName(),
         p.command(), p.directory().toString(), p.env(), p.gpus())).toList();
     return new SupervisorSpec(plan.kind().kind(), plan.name(), plan.namespace(), plan.objects(),
-        created.toString(), sandbox.toString(), list, ports.byPod(), gpusAvailable, ignoreGpus);
+        created.toString(), sandbox.toString(), list, ports.byPod(), gpusAvailable, ignoreGpus,
+        statusEndpoint.map(StatusEndpoint::port).orElse(null));
+  }
+
+  /** Where the job's status server listens, for a TrainJob. */
+  Optional<StatusEndpoint> statusEndpoint(Path jobDir) {
+    return Optional.ofNullable(statusPort).map(port -> StatusEndpoint.of(port, jobDir, namespace,
+        name));
   }
 
   /** The plan, read from the manifest as at submit. */
