@@ -232,6 +232,25 @@ class LocalTrainerStatusIT extends LocalClusterTestBase {
     assertThat(values(metrics.series("node-0", "loss"))).containsExactly(0.5);
   }
 
+  @Test
+  void withoutASandboxTheFilesAreNamedWhereTheyLieOnTheHost() {
+    String script = SDK_HELPER + """
+        print("CA", os.environ["KUBEFLOW_TRAINER_SERVER_CA_CERT"], flush=True)
+        print("posted", update_trainjob_status(progress_percent=60, metrics={"loss": 0.125}),
+              flush=True)
+        """;
+    TrainingJob job = Deployers.trainJob("tsopen").on(cluster().withoutSandbox()).torchrun(false)
+        .asDeployer().deploy(context("/app/open.py", script), Optional.empty(),
+            ProgressListener.NONE);
+    JobStatus end = job.waitForCompletion(Duration.ofSeconds(60));
+
+    assertThat(end.phase()).as(text(job)).isEqualTo(JobPhase.SUCCEEDED);
+    List<String> lines = job.logs().snapshot().stream().map(LogLine::text).toList();
+    assertThat(lines).contains("posted 200", "CA " + state.toAbsolutePath().normalize()
+        .resolve("jobs/default/tsopen/trainer-status/ca.crt"));
+    assertThat(job.metrics().latest("trainer", "loss")).contains(0.125);
+  }
+
   private static boolean listening(int port) throws IOException {
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
       return true;
