@@ -66,6 +66,9 @@ public final class Experiment {
 
   private final String name;
   private final Pipeline pipeline;
+  // The objectives recorded beside the optimized one (Katib's additionalMetricNames); kept out
+  // of Settings, which every fluent call copies field by field.
+  private final List<Objective> recorded;
   private final Settings settings;
 
   /** Everything but the name and the pipeline, as one value that each fluent call copies. */
@@ -79,9 +82,11 @@ public final class Experiment {
     }
   }
 
-  private Experiment(String name, Pipeline pipeline, Settings settings) {
+  private Experiment(String name, Pipeline pipeline, List<Objective> recorded,
+      Settings settings) {
     this.name = name;
     this.pipeline = pipeline;
+    this.recorded = List.copyOf(recorded);
     this.settings = settings;
   }
 
@@ -92,15 +97,16 @@ public final class Experiment {
    */
   public static Experiment of(String name, Pipeline pipeline) {
     Validators.dns1035Label("experiment name", name);
-    return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), new Settings(
-        new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1, Optional.empty(),
-        ParameterStyle.ARGS, TuningBackend.AUTO, Optional.empty(), Optional.empty()));
+    return new Experiment(name, Objects.requireNonNull(pipeline, "pipeline"), List.of(),
+        new Settings(new TreeMap<>(), Optional.empty(), Algorithm.random(0), 10, 1,
+            Optional.empty(), ParameterStyle.ARGS, TuningBackend.AUTO, Optional.empty(),
+            Optional.empty()));
   }
 
   private Experiment with(TreeMap<String, Parameter> parameters) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(parameters, s.objective(), s.algorithm(),
-        s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
+    return new Experiment(name, pipeline, recorded, new Settings(parameters, s.objective(),
+        s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
         s.earlyStopping(), s.collector()));
   }
 
@@ -117,12 +123,54 @@ public final class Experiment {
     return with(new TreeMap<>(SearchSpace.of(space).parameters()));
   }
 
-  /** What to optimize: {@code Objective.maximize("accuracy")}. Required. */
+  /**
+   * What to optimize: {@code Objective.maximize("accuracy")}. Required (or
+   * {@link #objectives(Objective, Objective...)}).
+   *
+   * @throws InvalidInputException when {@code value}'s metric is one the experiment records
+   */
   public Experiment objective(Objective value) {
+    Objects.requireNonNull(value, "objective");
+    if (recorded.stream().anyMatch(r -> r.metric().equals(value.metric()))) {
+      throw InvalidInputException.of("objectives", value.metric() + " is recorded already",
+          "give all objectives at once with .objectives(optimized, recorded..)");
+    }
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), Optional.of(
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), Optional.of(
         Objects.requireNonNull(value, "objective")), s.algorithm(), s.maxTrials(), s.parallel(),
         s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
+  }
+
+  /**
+   * Several objectives, as the Kubeflow SDK's {@code optimize(objectives=[..])} takes them:
+   * {@code optimized} is what the search optimizes (as {@link #objective(Objective)} sets it),
+   * the {@code recorded} ones are read for every trial beside it, each by its strategy, and
+   * shown by {@link ExperimentRun#metrics(Trial)}. On Katib they are the Experiment's
+   * {@code additionalMetricNames}; neither Katib nor the SDK's own trials optimize more than one
+   * objective, and an OptimizationJob takes one only, so there they are refused.
+   *
+   * @throws InvalidInputException when two objectives name one metric, or a recorded one has a
+   *     goal (only the optimized objective ends the experiment at its goal)
+   */
+  public Experiment objectives(Objective optimized, Objective... recorded) {
+    Objects.requireNonNull(optimized, "optimized");
+    List<Objective> more = List.of(recorded);
+    java.util.Set<String> metrics = new java.util.LinkedHashSet<>(List.of(optimized.metric()));
+    for (Objective objective : more) {
+      if (!metrics.add(objective.metric())) {
+        throw InvalidInputException.of("objectives", "name " + objective.metric() + " twice",
+            "give each metric once: the first objective is optimized, the others recorded");
+      }
+      if (objective.goal().isPresent()) {
+        throw InvalidInputException.of("objectives", "the recorded objective "
+            + objective.metric() + " has a goal; only the optimized one, the first, ends the"
+            + " experiment at its goal", "drop .goal(..) from " + objective.metric()
+            + ", or optimize " + objective.metric() + " by naming it first");
+      }
+    }
+    Experiment optimizing = new Experiment(name, pipeline, List.of(), settings)
+        .objective(optimized);
+    return new Experiment(name, pipeline, more, optimizing.settings);
   }
 
   /**
@@ -131,7 +179,7 @@ public final class Experiment {
    */
   public Experiment algorithm(Algorithm value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         Objects.requireNonNull(value, "algorithm"), s.maxTrials(), s.parallel(),
         s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
@@ -139,7 +187,7 @@ public final class Experiment {
   /** How many trials at most (a grid runs fewer when it has fewer points); default 10. */
   public Experiment maxTrials(int value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), Validators.atLeast("maxTrials", value, 1), s.parallel(),
         s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
@@ -147,7 +195,7 @@ public final class Experiment {
   /** How many trials run at once; default 1. */
   public Experiment parallel(int value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), Validators.atLeast("parallel", value, 1),
         s.maxFailedTrials(), s.style(), s.backend(), s.earlyStopping(), s.collector()));
   }
@@ -159,7 +207,7 @@ public final class Experiment {
    */
   public Experiment maxFailedTrials(int value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(),
         Optional.of(Validators.atLeast("maxFailedTrials", value, 0)), s.style(), s.backend(),
         s.earlyStopping(), s.collector()));
@@ -171,7 +219,7 @@ public final class Experiment {
    */
   public Experiment parameterStyle(ParameterStyle value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(),
         Objects.requireNonNull(value, "parameterStyle"), s.backend(), s.earlyStopping(),
         s.collector()));
@@ -186,7 +234,7 @@ public final class Experiment {
    */
   public Experiment backend(TuningBackend value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(),
         Objects.requireNonNull(value, "backend"), s.earlyStopping(), s.collector()));
   }
@@ -198,7 +246,7 @@ public final class Experiment {
    */
   public Experiment earlyStopping(EarlyStopping value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
         Optional.of(Objects.requireNonNull(value, "earlyStopping")), s.collector()));
   }
@@ -213,7 +261,7 @@ public final class Experiment {
    */
   public Experiment metricsCollector(MetricsCollector value) {
     Settings s = settings;
-    return new Experiment(name, pipeline, new Settings(s.parameters(), s.objective(),
+    return new Experiment(name, pipeline, recorded, new Settings(s.parameters(), s.objective(),
         s.algorithm(), s.maxTrials(), s.parallel(), s.maxFailedTrials(), s.style(), s.backend(),
         s.earlyStopping(), Optional.of(Objects.requireNonNull(value, "metricsCollector"))));
   }
@@ -268,7 +316,7 @@ public final class Experiment {
           + " to start again, delete its trials (attach().delete()) or use another name");
     });
     BuiltPipeline built = pipeline.build();
-    return ExperimentRun.start(name, checked.objective(), settings.metricsCollector(),
+    return ExperimentRun.start(name, checked.objective(), recorded, settings.metricsCollector(),
         settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(), () -> built,
         checked.plan(), checked.variants(), Map.of());
   }
@@ -311,7 +359,7 @@ public final class Experiment {
           "run() starts it; check the cluster and namespace the pipeline's deployer names");
     }
     Supplier<BuiltPipeline> build = pipeline::build;
-    return ExperimentRun.start(name, checked.objective(), settings.metricsCollector(),
+    return ExperimentRun.start(name, checked.objective(), recorded, settings.metricsCollector(),
         settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(), build,
         checked.plan(), checked.variants(), found);
   }
@@ -342,7 +390,7 @@ public final class Experiment {
       return this;
     }
     return new Experiment(name, pipeline.preprocessor(new PreparedOnce(preprocessor.get())),
-        settings);
+        recorded, settings);
   }
 
   /** A preprocessor that prepares its context at most once, for one call of the experiment. */
@@ -491,7 +539,7 @@ public final class Experiment {
       template = template.env(env.getKey(), env.getValue());
     }
     List<Map<String, Object>> trial = render.apply(template);
-    return KatibRendering.render(name, goal, settings.algorithm(), space.parameters(),
+    return KatibRendering.render(name, goal, recorded, settings.algorithm(), space.parameters(),
         maxTrials, settings.parallel(), settings.maxFailedTrials(), settings.earlyStopping(),
         settings.metricsCollector(), trial);
   }
@@ -519,6 +567,12 @@ public final class Experiment {
     Validators.dns1035Label("experiment name", name);
     OptimizationJobRendering.check(requireObjective(), settings.algorithm(),
         settings.maxTrials(), settings.maxFailedTrials(), settings.style());
+    if (!recorded.isEmpty()) {
+      throw InvalidInputException.of("objectives", "an OptimizationJob takes one objective"
+          + " (its CRD allows one in spec.objectives), and " + recorded.size() + " more are"
+          + " recorded", "give one objective, or use backend KATIB (which records the others"
+          + " as additionalMetricNames) or CLIENT");
+    }
     space();
     settings.earlyStopping().ifPresent(rule -> {
       throw InvalidInputException.of("earlyStopping", "an OptimizationJob has no early"
@@ -582,7 +636,7 @@ public final class Experiment {
             shared)
         : new OptimizationJobFollower(name, namespace, requireObjective(),
             settings.parameters().keySet(), objects, deployer::attach, shared);
-    return ExperimentRun.follow(follower, Owner.current());
+    return ExperimentRun.follow(follower, all(), Owner.current());
   }
 
   // A Secret an earlier run of this experiment left is the same Secret.
@@ -631,6 +685,13 @@ public final class Experiment {
   /** What {@link #run()} and {@link #attach()} check first, and what they found. */
   private record Checked(Objective objective, List<Map<String, String>> plan,
       List<JobVariant> variants, Deployer deployer) {}
+
+  /** The optimized objective, then the recorded ones. */
+  private List<Objective> all() {
+    List<Objective> all = new ArrayList<>(List.of(requireObjective()));
+    all.addAll(recorded);
+    return all;
+  }
 
   private Objective requireObjective() {
     return settings.objective().orElseThrow(() -> InvalidInputException.of("objective",

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -35,11 +36,13 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExperimentRun.class);
 
   private final Following loop;
+  private final List<Objective> objectives;
   private final Thread thread;
   private final Owner owner;
 
-  private ExperimentRun(Following loop, Owner owner) {
+  private ExperimentRun(Following loop, List<Objective> objectives, Owner owner) {
     this.loop = loop;
+    this.objectives = List.copyOf(objectives);
     this.owner = owner;
     this.thread = owner.thread("fairing4j-experiment-" + loop.name(), this::follow);
   }
@@ -48,18 +51,24 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
    * Starts following: {@code submitted} are the trials (by index) whose jobs exist already,
    * {@code build} gives the image the others run from, asked once, when the first is submitted.
    */
-  static ExperimentRun start(String name, Objective objective, MetricsCollector collector,
-      int parallel, Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
-      Supplier<BuiltPipeline> build, List<Map<String, String>> plan, List<JobVariant> variants,
+  static ExperimentRun start(String name, Objective objective, List<Objective> recorded,
+      MetricsCollector collector, int parallel, Optional<Integer> maxFailedTrials,
+      Optional<EarlyStopping> earlyStopping, Supplier<BuiltPipeline> build,
+      List<Map<String, String>> plan, List<JobVariant> variants,
       Map<Integer, TrainingJob> submitted) {
     Owner owner = Owner.current();
+    List<Objective> objectives = new ArrayList<>(List.of(objective));
+    objectives.addAll(recorded);
     return follow(new TrialLoop(name, objective, collector, parallel, maxFailedTrials,
-        earlyStopping, build, plan, variants, submitted, owner), owner);
+        earlyStopping, build, plan, variants, submitted, owner), objectives, owner);
   }
 
-  /** Starts following {@code following} on a thread of {@code owner}'s. */
-  static ExperimentRun follow(Following following, Owner owner) {
-    ExperimentRun run = new ExperimentRun(following, owner);
+  /**
+   * Starts following {@code following} on a thread of {@code owner}'s; {@code objectives} are
+   * the optimized objective, then the recorded ones.
+   */
+  static ExperimentRun follow(Following following, List<Objective> objectives, Owner owner) {
+    ExperimentRun run = new ExperimentRun(following, objectives, owner);
     run.owner.track(run);
     run.thread.start();
     return run;
@@ -138,6 +147,19 @@ public final class ExperimentRun implements Displayable, AutoCloseable {
     }
     events.sort(Comparator.comparing(JobEvent::time));
     return events;
+  }
+
+  /**
+   * The value of every objective for {@code trial}, the optimized one first, then those
+   * {@link Experiment#objectives(Objective, Objective...)} records, each by its strategy: the
+   * Kubeflow SDK's {@code get_best_results(name).metrics} is
+   * {@code metrics(results().best().orElseThrow())}. On Katib they are what Katib observed
+   * ({@code status.observation}); otherwise they are read from the trial job's log, as the
+   * objective is. A metric the trial did not report is missing.
+   */
+  public Map<String, Double> metrics(Trial trial) {
+    Objects.requireNonNull(trial, "trial");
+    return loop.metrics(trial, objectives);
   }
 
   /** The job of trial {@code number} (from 1), once submitted. */

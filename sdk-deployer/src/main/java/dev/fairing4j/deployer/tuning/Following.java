@@ -1,6 +1,13 @@
 package dev.fairing4j.deployer.tuning;
 
+import dev.fairing4j.core.FairingException;
+import dev.fairing4j.core.JobMetrics;
+import dev.fairing4j.core.TrainingJob;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * What follows one experiment for an {@link ExperimentRun}: the SDK's own trial loop, or a
@@ -37,6 +44,29 @@ interface Following {
       }
       return results();
     }
+  }
+
+  /**
+   * {@code trial}'s value of each of {@code objectives} (the optimized one first), by each
+   * one's strategy; a metric it did not report is missing. The optimized one is the trial's
+   * objective; the others are read from the trial job's metrics, where a follower has nothing
+   * better.
+   */
+  default Map<String, Double> metrics(Trial trial, List<Objective> objectives) {
+    Map<String, Double> values = new LinkedHashMap<>();
+    trial.objective().ifPresent(v -> values.put(objectives.get(0).metric(), v));
+    if (objectives.size() > 1) {
+      Optional<JobMetrics> metrics;
+      try {
+        metrics = trial.job().map(TrainingJob::metrics);
+      } catch (FairingException e) {
+        metrics = Optional.empty(); // its job is gone: what it reported went with it
+      }
+      for (Objective objective : objectives.subList(1, objectives.size())) {
+        metrics.flatMap(objective::valueOf).ifPresent(v -> values.put(objective.metric(), v));
+      }
+    }
+    return values;
   }
 
   /** Whether {@link #close()} was called. */

@@ -120,6 +120,25 @@ final class KatibFollower extends PollingFollower {
   }
 
   private Optional<Double> observed(Map<String, Object> trial) {
+    return observed(trial, objective);
+  }
+
+  /**
+   * What Katib observed of each objective for {@code trial} ({@code status.observation}: the
+   * objective metric and the additional ones), by each one's strategy.
+   */
+  @Override
+  public Map<String, Double> metrics(Trial trial, List<Objective> objectives) {
+    Map<String, Double> values = new java.util.LinkedHashMap<>();
+    Optional<Map<String, Object>> found = objects.get(KatibRendering.API_VERSION, "Trial",
+        namespace, trial.name());
+    for (Objective one : objectives) {
+      found.flatMap(t -> observed(t, one)).ifPresent(v -> values.put(one.metric(), v));
+    }
+    return values;
+  }
+
+  private static Optional<Double> observed(Map<String, Object> trial, Objective objective) {
     for (Map<String, Object> metric : JsonTree.maps(trial, "status", "observation",
         "metrics")) {
       if (!objective.metric().equals(String.valueOf(metric.get("name")))) {

@@ -81,7 +81,8 @@ final class KatibRendering {
    * The Experiment and the objects its trials share (an image-pull Secret), from the objects the
    * pipeline renders for the placeholder trial.
    */
-  static List<Map<String, Object>> render(String name, Objective objective, Algorithm algorithm,
+  static List<Map<String, Object>> render(String name, Objective objective,
+      List<Objective> recorded, Algorithm algorithm,
       SortedMap<String, Parameter> space, int maxTrials, int parallel,
       Optional<Integer> maxFailedTrials, Optional<EarlyStopping> earlyStopping,
       MetricsCollector collector, List<Map<String, Object>> trialObjects) {
@@ -121,7 +122,7 @@ final class KatibRendering {
     experiment.put("kind", "Experiment");
     experiment.put("metadata", metadata(name, namespace));
     Map<String, Object> spec = new LinkedHashMap<>();
-    spec.put("objective", objective(objective));
+    spec.put("objective", objective(objective, recorded));
     spec.put("algorithm", algorithm(algorithm));
     // Katib refuses counts above maxTrialCount; they mean the same at maxTrialCount.
     spec.put("parallelTrialCount", Math.min(parallel, maxTrials));
@@ -141,15 +142,29 @@ final class KatibRendering {
     return objects;
   }
 
-  private static Map<String, Object> objective(Objective objective) {
+  // The recorded objectives are Katib's additional metrics, each with its own strategy.
+  private static Map<String, Object> objective(Objective objective, List<Objective> recorded) {
     Map<String, Object> rendered = new LinkedHashMap<>();
     rendered.put("type", objective.direction() == Objective.Direction.MAXIMIZE ? "maximize"
         : "minimize");
     objective.goal().ifPresent(goal -> rendered.put("goal", goal));
     rendered.put("objectiveMetricName", objective.metric());
-    rendered.put("metricStrategies", List.of(pair("name", objective.metric(), "value",
-        objective.strategy().name().toLowerCase(java.util.Locale.ROOT))));
+    if (!recorded.isEmpty()) {
+      rendered.put("additionalMetricNames", recorded.stream().map(Objective::metric).toList());
+    }
+    List<Map<String, Object>> strategies = new ArrayList<>();
+    for (Objective one : concat(objective, recorded)) {
+      strategies.add(pair("name", one.metric(), "value",
+          one.strategy().name().toLowerCase(java.util.Locale.ROOT)));
+    }
+    rendered.put("metricStrategies", strategies);
     return rendered;
+  }
+
+  private static List<Objective> concat(Objective first, List<Objective> more) {
+    List<Objective> all = new ArrayList<>(List.of(first));
+    all.addAll(more);
+    return all;
   }
 
   private static Map<String, Object> algorithm(Algorithm algorithm) {

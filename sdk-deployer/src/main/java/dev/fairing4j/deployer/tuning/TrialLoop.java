@@ -312,6 +312,28 @@ final class TrialLoop implements Following {
         + " failed, more than maxFailedTrials=" + max, true));
   }
 
+  /**
+   * The recorded objectives read as the optimized one is: through the metrics collector's
+   * filters, from the trial job's log.
+   */
+  @Override
+  public Map<String, Double> metrics(Trial trial, List<Objective> objectives) {
+    Map<String, Double> values = new java.util.LinkedHashMap<>();
+    trial.objective().ifPresent(v -> values.put(objectives.get(0).metric(), v));
+    Optional<TrainingJob> job = trial.job();
+    if (job.isPresent() && trial.status().isFinished()) {
+      for (Objective recorded : objectives.subList(1, objectives.size())) {
+        try {
+          recorded.strategy().of(TrialReading.of(job.get(), recorded.metric(), collector)
+              .series()).ifPresent(v -> values.put(recorded.metric(), v));
+        } catch (RuntimeException e) {
+          // its logs could not be read: the value is missing, as it is for the objective
+        }
+      }
+    }
+    return values;
+  }
+
   private Trial succeeded(Trial trial, TrainingJob job, Duration took) {
     TrialReading reading;
     try {

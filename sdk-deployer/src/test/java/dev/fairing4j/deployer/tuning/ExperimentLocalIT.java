@@ -94,6 +94,48 @@ class ExperimentLocalIT {
   }
 
   @Test
+  void recordedObjectivesAreReadForEveryTrialBesideTheOptimizedOne() {
+    // loss = 1 - score each epoch: its minimum is one minus the score's maximum.
+    String script = """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--x", type=float, required=True)
+        args = parser.parse_args()
+        for epoch in range(3):
+            score = (1 - (args.x - 0.3) ** 2) * (epoch + 1) / 3
+            print(f"epoch={epoch} score={score:.6f} loss={1 - score:.6f}", flush=True)
+        print("{metricName: f1, metricValue: 0.5}", flush=True)
+        """;
+    Experiment experiment = Experiment.of("recorded", pipeline(script))
+        .parameter("x", Search.uniform(0, 1))
+        .objectives(Objective.maximize("score"), Objective.minimize("loss"),
+            Objective.maximize("f1"), Objective.minimize("unreported"))
+        .algorithm(Algorithm.random(3))
+        .maxTrials(3);
+
+    ExperimentResults results;
+    Map<Integer, Map<String, Double>> metrics = new java.util.TreeMap<>();
+    try (ExperimentRun run = experiment.run()) {
+      results = run.waitForCompletion(Duration.ofMinutes(3));
+      results.trials().forEach(t -> metrics.put(t.number(), run.metrics(t)));
+    }
+
+    assertThat(results.phase()).isEqualTo(ExperimentPhase.SUCCEEDED);
+    assertThat(metrics).hasSize(3);
+    for (Trial trial : results.trials()) {
+      double score = trial.objective().orElseThrow();
+      // the optimized first, then the recorded ones, each by its strategy; one never reported
+      // is missing
+      assertThat(metrics.get(trial.number())).as(trial.toString())
+          .containsOnlyKeys("score", "loss", "f1").containsEntry("score", score)
+          .containsEntry("f1", 0.5);
+      assertThat(new java.util.ArrayList<>(metrics.get(trial.number()).keySet()))
+          .containsExactly("score", "loss", "f1");
+      assertThat(metrics.get(trial.number()).get("loss")).isCloseTo(1 - score, within(2e-6));
+    }
+  }
+
+  @Test
   void sixTrialsTwoAtATimeEachScoredFromItsOwnParametersAndTheTrueBestNamed() {
     Experiment experiment = Experiment.of("search", pipeline(ARGS_SCRIPT))
         .parameter("x", Search.uniform(0, 1))

@@ -71,6 +71,22 @@ class ExperimentTest {
   }
 
   @Test
+  void objectivesNameEachMetricOnceAndOnlyTheOptimizedOneHasAGoal() {
+    assertThatThrownBy(() -> experiment().objectives(Objective.maximize("accuracy"),
+        Objective.minimize("loss"), Objective.minimize("accuracy")))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("objectives"))
+        .hasMessageContaining("name accuracy twice");
+    assertThatThrownBy(() -> experiment().objectives(Objective.maximize("accuracy"),
+        Objective.minimize("loss").goal(0.1)))
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("objectives"))
+        .hasMessageContaining("the recorded objective loss has a goal")
+        .hasMessageContaining("optimize loss by naming it first");
+    assertThat(prepared).as("nothing prepared").hasValue(0);
+  }
+
+  @Test
   void badSettingsAreRefusedInTheCellThatWroteThem() {
     assertThatThrownBy(() -> Experiment.of("Tune_1", pipeline()))
         .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())

@@ -67,7 +67,7 @@ class KatibRunIT {
             .deployer(Deployers.pyTorchJob("mnist").workers(1).namespace(ns).on(cluster)))
         .parameter("lr", Search.logUniform(0.001, 0.1))
         .parameter("momentum", Search.uniform(0.5, 0.9))
-        .objective(Objective.maximize("accuracy"))
+        .objectives(Objective.maximize("accuracy"), Objective.minimize("loss"))
         .algorithm(Algorithm.katib("tpe", Map.of()))
         .maxTrials(3).parallel(2)
         .backend(TuningBackend.KATIB);
@@ -96,6 +96,8 @@ class KatibRunIT {
     Map<String, Object> created = server.request("GET", experiments() + "/mnist-tune", null);
     assertThat(Fixtures.<Object>at(created, "spec", "algorithm", "algorithmName"))
         .isEqualTo("tpe");
+    assertThat(Fixtures.<Object>at(created, "spec", "objective", "additionalMetricNames"))
+        .isEqualTo(List.of("loss"));
     assertThat(String.valueOf(Fixtures.<Object>at(created, "spec", "trialTemplate",
         "trialSpec"))).as("the built image, pinned").contains("@" + Fixtures.DIGEST)
         .doesNotContain(":planned");
@@ -136,6 +138,11 @@ class KatibRunIT {
     assertThat(end.trial(3).orElseThrow().message()).contains("TrialFailed: the job failed");
     assertThat(end.toString()).contains("experiment mnist-tune: Succeeded",
         "best: trial 2 accuracy=0.9 with lr=0.05, momentum=0.7");
+    // Both objectives as Katib observed them, each by its strategy: accuracy's max, loss's min.
+    assertThat(run.metrics(end.best().orElseThrow())).containsExactly(
+        Map.entry("accuracy", 0.9), Map.entry("loss", 0.21));
+    assertThat(run.metrics(end.trial(3).orElseThrow())).as("a failed trial observed nothing")
+        .isEmpty();
 
     // After a restart: attached, the same results; then deleted with what it shared.
     try (ExperimentRun again = experiment().attach()) {
@@ -240,7 +247,8 @@ class KatibRunIT {
 
   private static Map<String, Object> observation(String max, String latest) {
     return Map.of("metrics", List.of(Map.of("name", "accuracy", "max", max, "min", "0.1",
-        "latest", latest)));
+        "latest", latest), Map.of("name", "loss", "max", "0.9", "min", "0.21", "latest",
+            "0.3")));
   }
 
   private static void status(String plural, String name, List<Map<String, Object>> conditions,

@@ -1,9 +1,11 @@
 package dev.fairing4j.deployer.tuning;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fairing4j.core.Fairing;
 import dev.fairing4j.core.ImageBuilder;
+import dev.fairing4j.core.InvalidInputException;
 import dev.fairing4j.core.ProgressListener;
 import dev.fairing4j.core.testing.KubeApiServer.Response;
 import dev.fairing4j.core.testing.KubeApiServer;
@@ -59,12 +61,37 @@ class TuningManifestsIT {
     List<Map<String, Object>> objects = Yaml.read(experiment().dryRun());
     Map<String, Object> experiment = objects.get(objects.size() - 1);
 
-    Response created = server.send("POST", "/apis/kubeflow.org/v1beta1/namespaces/" + ns
-        + "/experiments?fieldValidation=Strict", experiment);
-    assertThat(created.status()).as(created.toString()).isEqualTo(201);
-    Map<String, Object> stored = server.request("GET", "/apis/kubeflow.org/v1beta1/namespaces/"
-        + ns + "/experiments/mnist-tune", null);
+    Map<String, Object> stored = createdStrictly(experiment, "mnist-tune");
     assertThat(stored.get("spec")).isEqualTo(experiment.get("spec"));
+  }
+
+  @Test
+  void recordedObjectivesAreTheExperimentsAdditionalMetricsAndAnOptimizationJobRefusesThem() {
+    Experiment experiment = experiment().objectives(Objective.maximize("accuracy").goal(0.9),
+        Objective.minimize("loss"), Objective.maximize("f1").strategy(MetricStrategy.LATEST));
+    List<Map<String, Object>> objects = Yaml.read(experiment.dryRun()
+        .replace("name: mnist-tune", "name: mnist-tune-more"));
+    Map<String, Object> stored = createdStrictly(objects.get(objects.size() - 1),
+        "mnist-tune-more");
+    assertThat(Fixtures.<Object>at(stored, "spec", "objective")).isEqualTo(Map.of(
+        "type", "maximize", "goal", 0.9, "objectiveMetricName", "accuracy",
+        "additionalMetricNames", List.of("loss", "f1"),
+        "metricStrategies", List.of(Map.of("name", "accuracy", "value", "max"),
+            Map.of("name", "loss", "value", "min"), Map.of("name", "f1", "value", "latest"))));
+
+    // The OptimizationJob's CRD takes one objective: what it would refuse is refused first.
+    List<Map<String, Object>> jobs = Yaml.read(OptimizationJobRenderingTest
+        .trainJobExperiment(ns).dryRun());
+    Map<String, Object> job = jobs.get(jobs.size() - 1);
+    Response refused = postedWith(job, "mnist-two", "objectives", List.of(Map.of("metric",
+        "accuracy", "direction", "Maximize"), Map.of("metric", "loss", "direction", "Minimize")));
+    assertThat(refused.status()).isEqualTo(422);
+    assertThat(refused.body()).contains("spec.objectives", "must have at most 1 item");
+    assertThatThrownBy(() -> OptimizationJobRenderingTest.trainJobExperiment(ns)
+        .objectives(Objective.maximize("accuracy"), Objective.minimize("loss")).dryRun())
+        .isInstanceOfSatisfying(InvalidInputException.class, e -> assertThat(e.field())
+            .isEqualTo("objectives"))
+        .hasMessageContaining("an OptimizationJob takes one objective");
   }
 
   @Test
@@ -105,16 +132,33 @@ class TuningManifestsIT {
             "args"));
 
     // The server does hold the CRD's rules: a uniform range under a grid is refused.
-    Map<String, Object> grid = KatibRendering.replaced(job, "unused", "unused");
-    @SuppressWarnings("unchecked")
-    Map<String, Object> spec = (Map<String, Object>) grid.get("spec");
-    spec.put("searchAlgorithm", Map.of("grid", Map.of()));
-    @SuppressWarnings("unchecked")
-    Map<String, Object> metadata = (Map<String, Object>) grid.get("metadata");
-    metadata.put("name", "mnist-grid");
-    Response refused = server.send("POST", "/apis/trainer.kubeflow.org/v1alpha1/namespaces/"
-        + ns + "/optimizationjobs?fieldValidation=Strict", grid);
+    Response refused = postedWith(job, "mnist-grid", "searchAlgorithm",
+        Map.of("grid", Map.of()));
     assertThat(refused.status()).isEqualTo(422);
     assertThat(refused.body()).contains("Grid search requires all parameters to be Categorical");
+  }
+
+  /** {@code job} named {@code name}, one spec field changed, as the server answered it. */
+  private static Response postedWith(Map<String, Object> job, String name, String field,
+      Object value) {
+    Map<String, Object> changed = KatibRendering.replaced(job, "unused", "unused");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = (Map<String, Object>) changed.get("spec");
+    spec.put(field, value);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> metadata = (Map<String, Object>) changed.get("metadata");
+    metadata.put("name", name);
+    return server.send("POST", "/apis/trainer.kubeflow.org/v1alpha1/namespaces/" + ns
+        + "/optimizationjobs?fieldValidation=Strict", changed);
+  }
+
+  /** Creates a Katib Experiment with strict field validation and reads it back. */
+  private static Map<String, Object> createdStrictly(Map<String, Object> experiment,
+      String name) {
+    Response created = server.send("POST", "/apis/kubeflow.org/v1beta1/namespaces/" + ns
+        + "/experiments?fieldValidation=Strict", experiment);
+    assertThat(created.status()).as(created.toString()).isEqualTo(201);
+    return server.request("GET", "/apis/kubeflow.org/v1beta1/namespaces/" + ns
+        + "/experiments/" + name, null);
   }
 }
