@@ -6,7 +6,8 @@
 #   scripts/bench.sh local [ROUNDS] [SAMPLES]
 #       One 2-rank DDP epoch on a FashionMNIST subset (default 6000 samples, 5 rounds) through
 #       Clusters.local() and through the same two processes started by a plain shell script,
-#       interleaved, medians and their ratio (target <= 1.05); a one-line edit to the first
+#       interleaved, medians and their ratio (target <= 1.05), each run split into start,
+#       script and end by marks the script prints; a one-line edit to the first
 #       training log line on Clusters.local() with its breakdown (target <= 3 s); a container
 #       start with requirements installed by pip at start against built into the image, from
 #       the local wheelhouse /usr/share/python-wheels. See LocalBenchmark's javadoc.
@@ -64,6 +65,18 @@
 #       the classes it loaded and the time its static initializers ran (HotSpot's counters,
 #       saved at exit). See BuildBenchmark's javadoc.
 #
+#   scripts/bench.sh kit [ROUNDS]
+#       The warm one-line edit loop on the cluster kit (../shared/k8s/cluster; not in the default
+#       suite): the README's training script edited, built with Jib onto the torch base, pushed
+#       to the kit's registry, submitted and followed to its first training line, for a
+#       PyTorchJob of 1 Master + 3 Workers and a batch Job (a kit with the v1 operator) and a
+#       2-node TrainJob (a kit with Trainer v2), the kinds the running kit serves. The time is
+#       split by phase (build and push, create, pods created, scheduled, init containers, image
+#       pulled, container started, Python start, imports, first line) as watches of the pods and
+#       events see each point; medians of ROUNDS (default 5) and their spread (target for the
+#       PyTorchJob <= 2.5 s). The kit's kubeconfig from FAIRING4J_CLUSTER_KUBECONFIG, else the
+#       kit's default run directory. See KitBenchmark's javadoc.
+#
 # Environment:
 #   FAIRING4J_BENCH_DIR   work dir, kept between runs so the base is built once
 #                         (default ~/.cache/fairing4j/bench)
@@ -92,6 +105,7 @@ usage() {
   echo "       scripts/bench.sh watch [JOBS] [IDLE_SECONDS]" >&2
   echo "       scripts/bench.sh json [ITEMS]" >&2
   echo "       scripts/bench.sh soak [LOCAL_LIFECYCLES] [API_LIFECYCLES]" >&2
+  echo "       scripts/bench.sh kit [ROUNDS]" >&2
 }
 
 log() { echo "bench: $*" >&2; }
@@ -386,6 +400,15 @@ case "${1:-}" in
   build)
     shift
     bench_build "$@"
+    ;;
+  kit)
+    shift
+    if [[ -z "${FAIRING4J_CLUSTER_KUBECONFIG:-}" \
+        && -f "$HOME/.cache/fairing4j/k8s/run/admin.kubeconfig" ]]; then
+      export FAIRING4J_CLUSTER_KUBECONFIG=$HOME/.cache/fairing4j/k8s/run/admin.kubeconfig
+    fi
+    java -cp "$(bench_test_classpath)" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+      dev.fairing4j.examples.KitBenchmark "$@"
     ;;
   -h|--help|help)
     usage

@@ -350,6 +350,21 @@ final class ClusterKit {
     return names;
   }
 
+  /**
+   * kubectl with the kit's kubeconfig, started and left running (a {@code -w} watch): its
+   * standard output is the caller's to read, its errors go to this JVM's. The caller stops it.
+   */
+  Process start(List<String> args) {
+    List<String> command = new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig",
+        kubeconfig.toString()));
+    command.addAll(args);
+    try {
+      return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** A kubectl run: exit status and output (stdout and stderr). */
   record Result(int status, String output) {}
 

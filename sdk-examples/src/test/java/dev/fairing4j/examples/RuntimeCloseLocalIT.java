@@ -84,24 +84,25 @@ class RuntimeCloseLocalIT {
               && threads("fairing4j-spare-supervisor (" + owner + ")") == 0
               && threads("fairing4j-logs-") == 0, RuntimeCloseLocalIT::threadNames);
       ClusterKit.await("the spare supervisor to exit and the job's to stay", WAIT,
-          () -> started.stream().filter(this::alive).count() == 1, started::toString);
+          () -> started.stream().filter(RuntimeCloseLocalIT::alive).count() == 1, started::toString);
       assertThat(job.status().phase()).as("the job runs on").isEqualTo(JobPhase.RUNNING);
       assertThatThrownBy(runtime::pipeline).isInstanceOf(FairingException.class)
           .hasMessageContaining("is closed").hasMessageContaining("FairingRuntime.create()");
 
       job.delete();
       ClusterKit.await("delete() to end the supervisor", WAIT,
-          () -> started.stream().noneMatch(this::alive), started::toString);
+          () -> started.stream().noneMatch(RuntimeCloseLocalIT::alive), started::toString);
     } finally {
       job.delete();
     }
   }
 
-  private boolean alive(long pid) {
+  static boolean alive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
   }
 
-  private static Set<Long> supervisors() {
+  /** The pids of this JVM's local supervisor processes, jobs' and spares'. */
+  static Set<Long> supervisors() {
     return ProcessHandle.current().children()
         .filter(p -> p.info().commandLine().orElse("").contains(SUPERVISOR))
         .map(ProcessHandle::pid).collect(Collectors.toSet());

@@ -29,7 +29,10 @@ import java.util.concurrent.TimeUnit;
  * front door: staging, sandboxes, operator environment, supervision, logs) and through the same
  * two Python processes started by a plain shell script, interleaved so machine noise hits both
  * alike, and prints the medians and their ratio as {@code bench.<name>=<value>} lines. The JVM's
- * own start is excluded: both are timed inside one warm JVM.
+ * own start is excluded: both are timed inside one warm JVM. Both run one copy of the script
+ * that prints the time when Python starts it and when it ends on every rank, so each run splits
+ * into start (the call to the last rank's first line), script (to the last rank's end) and end
+ * (to the run seen ended), each printed against the plain launch's.
  *
  * <p>Then the edit loop: a one-line change of the script to the first training line on the
  * local cluster, with its breakdown ({@code bench.local.edit_to_first_log_ms}); and a
@@ -49,31 +52,36 @@ public final class LocalBenchmark {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int samples = args.length > 1 ? Integer.parseInt(args[1]) : 6000;
     Path work = Files.createTempDirectory("fairing4j-bench-local");
-    Path script = ExampleScripts.extract("mnist_ddp.py");
+    // Both launches run the same copy of the bundled script, which prints the time when Python
+    // starts it and when it ends, so each run splits into start, script and end.
+    Path script = Files.createDirectories(work.resolve("ddp")).resolve(FashionMnist.SCRIPT);
+    Files.write(script, marked(Files.readAllLines(ExampleScripts.extract(FashionMnist.SCRIPT))));
     LocalCluster cluster = Clusters.local().stateDir(work.resolve("state"))
         .volumesDir(work.resolve("volumes"));
     FashionMnist settings = new FashionMnist("bench-local", 1, samples, 1000, 1);
 
     // One unmeasured run of each warms the page cache and the JIT alike.
-    runLocal(cluster, settings);
+    runLocal(cluster, settings, script);
     runPlain(script, settings, work.resolve("plain-models"));
 
-    List<Long> local = new ArrayList<>();
-    List<Long> plain = new ArrayList<>();
+    List<long[]> local = new ArrayList<>();
+    List<long[]> plain = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
       // Alternate which goes first, so neither always runs on a warmer machine.
       if (round % 2 == 0) {
-        local.add(runLocal(cluster, settings));
+        local.add(runLocal(cluster, settings, script));
         plain.add(runPlain(script, settings, work.resolve("plain-models")));
       } else {
         plain.add(runPlain(script, settings, work.resolve("plain-models")));
-        local.add(runLocal(cluster, settings));
+        local.add(runLocal(cluster, settings, script));
       }
-      System.out.printf(Locale.ROOT, "round %d: local %d ms, plain %d ms%n", round + 1,
-          local.get(round), plain.get(round));
+      System.out.printf(Locale.ROOT, "round %d: local %d ms (start %d, script %d, end %d),"
+          + " plain %d ms (start %d, script %d, end %d)%n", round + 1, local.get(round)[0],
+          local.get(round)[1], local.get(round)[2], local.get(round)[3], plain.get(round)[0],
+          plain.get(round)[1], plain.get(round)[2], plain.get(round)[3]);
     }
-    long localMedian = median(local);
-    long plainMedian = median(plain);
+    long localMedian = median(column(local, 0));
+    long plainMedian = median(column(plain, 0));
     double ratio = (double) localMedian / plainMedian;
     System.out.println("bench.local.rounds=" + rounds);
     System.out.println("bench.local.samples=" + samples);
@@ -81,6 +89,11 @@ public final class LocalBenchmark {
     System.out.println("bench.local.plain_median_ms=" + plainMedian);
     System.out.printf(Locale.ROOT, "bench.local.ratio=%.3f (target <= %.2f: %s)%n", ratio,
         TARGET_RATIO, ratio <= TARGET_RATIO ? "PASS" : "MISS");
+    String[] parts = {"start", "script", "end"};
+    for (int part = 0; part < parts.length; part++) {
+      System.out.printf(Locale.ROOT, "bench.local.%s_ms=%d (plain %d)%n", parts[part],
+          median(column(local, part + 1)), median(column(plain, part + 1)));
+    }
 
     editToFirstLog(work, cluster, rounds);
     dependencyStart(work, rounds);
@@ -233,8 +246,12 @@ public final class LocalBenchmark {
     }
   }
 
-  /** The bundled script with a changed first line and two timestamps. */
-  private static List<String> instrumented(List<String> original, int round) {
+  /**
+   * {@code original} (the bundled training script) with a changed first line that prints the
+   * time Python started it ({@code bench-mark python <seconds>}), and the time after torch's
+   * imports ({@code bench-mark torch <seconds>}): the edit of one edit-loop round.
+   */
+  public static List<String> instrumented(List<String> original, int round) {
     List<String> lines = new ArrayList<>();
     lines.add("import time as _bench_time; print('bench-mark python %.3f' % _bench_time.time(),"
         + " flush=True)  # edit " + round);
@@ -283,32 +300,84 @@ public final class LocalBenchmark {
         * 1000);
   }
 
-  private static long runLocal(LocalCluster cluster, FashionMnist settings) {
-    long start = System.nanoTime();
-    TrainingJob job = settings.pipeline(cluster).progress(ProgressListener.NONE).run();
-    job.waitForCompletion(Duration.ofMinutes(30));
-    long took = (System.nanoTime() - start) / 1_000_000;
-    job.delete();
-    return took;
+  /**
+   * The bundled script printing the time when Python starts it ({@code bench-mark python}) and
+   * when its main returns ({@code bench-mark end}), on every rank.
+   */
+  private static List<String> marked(List<String> original) {
+    List<String> lines = new ArrayList<>();
+    lines.add("import time as _bench_time; print('bench-mark python %.3f' % _bench_time.time(),"
+        + " flush=True)");
+    lines.addAll(original);
+    lines.add("print('bench-mark end %.3f' % _bench_time.time(), flush=True)");
+    return lines;
   }
 
-  private static long runPlain(Path script, FashionMnist settings, Path models)
+  /**
+   * A run's whole time and its parts, in milliseconds: from the call to the last rank's Python
+   * start, from there to the last rank's end, and from there to the run seen ended.
+   */
+  private static long[] split(long startedMs, long endedMs, List<String> lines) {
+    long python = 0;
+    long end = 0;
+    for (String line : lines) {
+      int at = line.indexOf("bench-mark ");
+      if (at < 0) {
+        continue;
+      }
+      String[] parts = line.substring(at).trim().split(" ");
+      long millis = Math.round(Double.parseDouble(parts[2]) * 1000);
+      if (parts[1].equals("python")) {
+        python = Math.max(python, millis);
+      } else if (parts[1].equals("end")) {
+        end = Math.max(end, millis);
+      }
+    }
+    if (python == 0 || end == 0) {
+      throw new IllegalStateException("a rank printed no bench-mark line: " + lines);
+    }
+    return new long[] {endedMs - startedMs, python - startedMs, end - python, endedMs - end};
+  }
+
+  private static List<Long> column(List<long[]> rows, int column) {
+    return rows.stream().map(row -> row[column]).toList();
+  }
+
+  private static long[] runLocal(LocalCluster cluster, FashionMnist settings, Path script) {
+    long start = System.currentTimeMillis();
+    TrainingJob job = Fairing.pipeline().preprocessor(Preprocessors.python(script))
+        .deployer(settings.deployer(cluster)).progress(ProgressListener.NONE).run();
+    job.waitForCompletion(Duration.ofMinutes(30));
+    long ended = System.currentTimeMillis();
+    List<String> lines = job.logs().snapshot().stream().map(line -> line.text()).toList();
+    job.delete();
+    return split(start, ended, lines);
+  }
+
+  private static long[] runPlain(Path script, FashionMnist settings, Path models)
       throws IOException, InterruptedException {
     String python = "/usr/bin/python3";
     String args = String.join(" ", settings.scriptArgs()).replace(
         "--model-dir=" + FashionMnist.MODELS_PATH, "--model-dir=" + models);
+    Path out0 = Files.createTempFile("fairing4j-bench-rank0", ".log");
+    Path out1 = Files.createTempFile("fairing4j-bench-rank1", ".log");
     String shell = "export MASTER_ADDR=127.0.0.1 MASTER_PORT=" + freePort()
         + " WORLD_SIZE=2 PYTHONUNBUFFERED=1\n"
-        + "RANK=0 " + python + " -u " + script + " " + args + " > /dev/null 2>&1 &\n"
-        + "RANK=1 " + python + " -u " + script + " " + args + " > /dev/null 2>&1 &\n"
+        + "RANK=0 " + python + " -u " + script + " " + args + " > " + out0 + " 2>&1 &\n"
+        + "RANK=1 " + python + " -u " + script + " " + args + " > " + out1 + " 2>&1 &\n"
         + "wait\n";
-    long start = System.nanoTime();
+    long start = System.currentTimeMillis();
     Process process = new ProcessBuilder("/bin/sh", "-c", shell).inheritIO().start();
     if (!process.waitFor(30, TimeUnit.MINUTES) || process.exitValue() != 0) {
       process.destroyForcibly();
-      throw new IllegalStateException("the plain shell run failed");
+      throw new IllegalStateException("the plain shell run failed: " + Files.readString(out0));
     }
-    return (System.nanoTime() - start) / 1_000_000;
+    long ended = System.currentTimeMillis();
+    List<String> lines = new ArrayList<>(Files.readAllLines(out0));
+    lines.addAll(Files.readAllLines(out1));
+    Files.delete(out0);
+    Files.delete(out1);
+    return split(start, ended, lines);
   }
 
   private static int freePort() {
@@ -319,7 +388,8 @@ public final class LocalBenchmark {
     }
   }
 
-  private static long median(List<Long> values) {
+  /** The median of {@code values} (the mean of the middle two for an even count). */
+  public static long median(List<Long> values) {
     List<Long> sorted = new ArrayList<>(values);
     Collections.sort(sorted);
     int middle = sorted.size() / 2;

@@ -80,7 +80,8 @@ public final class LocalSubmitter {
     try {
       // Started first: the supervisor's JVM boots while the job is staged and probed.
       detached = settings.tiedToJvm() ? Optional.empty()
-          : Optional.of(DetachedSupervisor.assign(store, plan.namespace(), plan.name()));
+          : Optional.of(DetachedSupervisor.assign(store, plan.namespace(), plan.name(),
+              plan.totalReplicas()));
       TrainingJob handle = prepareAndStart(settings, plan, context, sandbox, store, jobDir,
           listener, detached);
       if (detached.isPresent() && progress != null && progress != ProgressListener.NONE) {

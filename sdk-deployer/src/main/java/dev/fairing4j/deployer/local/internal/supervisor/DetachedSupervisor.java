@@ -23,10 +23,14 @@ public final class DetachedSupervisor {
     this.process = process;
   }
 
-  /** A supervisor process for job {@code namespace/name} of {@code store}. */
-  public static DetachedSupervisor assign(StateStore store, String namespace, String name) {
+  /**
+   * A supervisor process for job {@code namespace/name} of {@code store}, which starts
+   * {@code replicas} replica processes.
+   */
+  public static DetachedSupervisor assign(StateStore store, String namespace, String name,
+      int replicas) {
     Process process = SpareSupervisors.take(store.jobDir(namespace, name)
-        .resolve(StateStore.SUPERVISOR_LOG));
+        .resolve(StateStore.SUPERVISOR_LOG), replicas);
     try (OutputStream job = process.getOutputStream()) {
       job.write((store.root() + "\t" + namespace + "\t" + name + "\n")
           .getBytes(StandardCharsets.UTF_8));

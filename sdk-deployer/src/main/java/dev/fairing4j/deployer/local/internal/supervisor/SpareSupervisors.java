@@ -34,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * waiting spare has paid it already; the first submit of a JVM overlaps the start with the job's
  * preparation instead.
  *
+ * <p>The next spare boots at once when the machine has a core more than the job that took the
+ * last one has replicas. Otherwise it boots when that job ends, or {@value #BOOT_AFTER_S} s after
+ * it took the spare, whichever comes first: a JVM's boot takes about 0.6 CPU seconds, and booted
+ * beside replicas that fill every core as they start (and import torch), it slowed a 6 s two-rank
+ * DDP epoch by 1.2 s on a 2-core machine ({@code scripts/bench.sh local}).
+ *
  * <p>A supervisor process is a JVM on the SDK's own class path (the few jars it loads, found where
  * this JVM loaded them, so it works in a notebook kernel too), in a session of its own
  * ({@code setsid}: a Ctrl-C in the user's terminal does not reach it), with every signal at its
@@ -44,6 +50,8 @@ import org.slf4j.LoggerFactory;
 final class SpareSupervisors implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SpareSupervisors.class);
   private static final Duration IDLE = Duration.ofMinutes(5);
+  /** Past the start of most jobs' replicas: the sandbox, the interpreter and its imports. */
+  static final long BOOT_AFTER_S = 10;
   /** Small and quick to start: one job's supervision needs little heap and no C2. */
   private static final List<String> JVM_OPTIONS = List.of("-XX:+UseSerialGC",
       "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xmx256m", "-XX:+ExitOnOutOfMemoryError",
@@ -74,17 +82,18 @@ final class SpareSupervisors implements AutoCloseable {
 
   /**
    * A supervisor process, booted or booting, that waits for its job on stdin; another spare is
-   * started for the next submit.
+   * started for the next submit, at once or once the job's replicas have started (see above).
    *
    * @param log where a process started for this job writes what goes wrong before it has its job
    *     (a spare's output goes nowhere until then; one that failed to boot is not taken)
+   * @param replicas how many replica processes the job starts
    * @throws FairingException when no JVM can be started
    */
-  static Process take(Path log) {
-    return current().takeSpare(log);
+  static Process take(Path log, int replicas) {
+    return current().takeSpare(log, replicas);
   }
 
-  private synchronized Process takeSpare(Path log) {
+  private synchronized Process takeSpare(Path log, int replicas) {
     Process taken = spare;
     spare = null;
     if (retirement != null) {
@@ -94,10 +103,24 @@ final class SpareSupervisors implements AutoCloseable {
     if (taken == null || !taken.isAlive()) {
       taken = start(ProcessBuilder.Redirect.appendTo(log.toFile()));
     }
+    if (!closed && Runtime.getRuntime().availableProcessors() > replicas) {
+      keeper.execute(this::replenish);
+    } else if (!closed) {
+      ScheduledFuture<?> later = keeper.schedule(this::replenish, BOOT_AFTER_S,
+          TimeUnit.SECONDS);
+      taken.onExit().thenRun(() -> {
+        if (later.cancel(false)) {
+          replenishSoon();
+        }
+      });
+    }
+    return taken;
+  }
+
+  private synchronized void replenishSoon() {
     if (!closed) {
       keeper.execute(this::replenish);
     }
-    return taken;
   }
 
   private synchronized void replenish() {
