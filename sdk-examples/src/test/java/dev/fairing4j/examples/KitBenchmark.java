@@ -24,10 +24,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -59,10 +61,11 @@ import java.util.regex.Pattern;
  * </ul>
  * Beside the chain, when the pods' status showed the init containers ended and the training
  * container running: the kubelet posts status some time after the fact, so these lag the
- * script's own clock. The objects' own timestamps ({@code creationTimestamp}, {@code startedAt}, conditions) have
- * whole seconds, too coarse for a loop of a few seconds; the watches read the same fields as they
- * change. Round 0 warms the JVM, the node's image cache and the page cache and is not counted.
- * Medians of the rounds and their spread (min-max) are printed as {@code bench.kit.*} lines.
+ * script's own clock. The objects' own timestamps ({@code creationTimestamp},
+ * {@code startedAt}, conditions) have whole seconds, too coarse for a loop of a few seconds; the
+ * watches read the same fields as they change. Round 0 warms the JVM, the node's image cache and
+ * the page cache and is not counted. Medians of the rounds and their spread (min-max) are printed
+ * as {@code bench.kit.*} lines.
  */
 public final class KitBenchmark {
   private static final String DATA = "fashion-mnist";
@@ -116,7 +119,7 @@ public final class KitBenchmark {
   }
 
   private static void measure(String kind, int rounds, ClusterKit kit, String base,
-      Watches watches, java.util.function.Function<String, JobDeployer<?>> deployer,
+      Watches watches, Function<String, JobDeployer<?>> deployer,
       double targetSeconds) throws Exception {
     Path dir = Files.createTempDirectory("fairing4j-bench-kit-" + kind);
     Path script = dir.resolve(FashionMnist.SCRIPT);
@@ -137,12 +140,11 @@ public final class KitBenchmark {
       measured.pullReportedMs().ifPresent(pullReported::add);
       StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%s round %d: %d ms",
           kind, round, measured.points().get("first_line")));
-      long previous = 0;
       for (String point : POINTS) {
         Long at = measured.points().get(point);
         if (at != null) {
-          line.append(String.format(Locale.ROOT, ", %s +%d", point, at - previous));
-          previous = at;
+          line.append(String.format(Locale.ROOT, ", %s +%d", point,
+              at - previousPoint(measured.points(), point)));
         }
       }
       if (measured.pythonByReplica().size() > 1) {
@@ -152,10 +154,8 @@ public final class KitBenchmark {
     }
     // Medians per point since the edit, and the phase each point ends (median of the rounds'
     // differences, not the difference of medians, so phases add up round by round).
-    long previousMedian = 0;
     for (String point : POINTS) {
-      List<Long> at = samples.stream().filter(s -> s.containsKey(point)).map(s -> s.get(point))
-          .toList();
+      List<Long> at = at(samples, point);
       if (at.isEmpty()) {
         System.out.println("bench.kit." + kind + "." + point + "=none (this kind has no such"
             + " step)");
@@ -168,25 +168,31 @@ public final class KitBenchmark {
         }
       }
       System.out.printf(Locale.ROOT, "bench.kit.%s.%s_ms=%d (phase %d, spread %d-%d)%n", kind,
-          point, LocalBenchmark.median(at), LocalBenchmark.median(phase), Collections.min(phase), Collections.max(phase));
-      previousMedian = LocalBenchmark.median(at);
+          point, LocalBenchmark.median(at), LocalBenchmark.median(phase),
+          Collections.min(phase), Collections.max(phase));
     }
     for (String point : SEEN) {
-      List<Long> at = samples.stream().filter(s -> s.containsKey(point)).map(s -> s.get(point))
-          .toList();
+      List<Long> at = at(samples, point);
       System.out.println("bench.kit." + kind + "." + point + "_ms=" + (at.isEmpty()
-          ? "none (this kind has no such step)" : LocalBenchmark.median(at) + " (as the pods' status shows it)"));
+          ? "none (this kind has no such step)"
+          : LocalBenchmark.median(at) + " (as the pods' status shows it)"));
     }
-    List<Long> total = samples.stream().map(s -> s.get("first_line")).toList();
+    List<Long> total = at(samples, "first_line");
+    long median = LocalBenchmark.median(total);
     String verdict = targetSeconds <= 0 ? "" : String.format(Locale.ROOT,
         "  # target <= %.1f s: %s", targetSeconds,
-        previousMedian <= targetSeconds * 1000 ? "PASS" : "MISS");
+        median <= targetSeconds * 1000 ? "PASS" : "MISS");
     System.out.printf(Locale.ROOT, "bench.kit.%s.edit_to_first_line_ms=%d (spread %d-%d)%s%n",
-        kind, LocalBenchmark.median(total), Collections.min(total), Collections.max(total), verdict);
+        kind, median, Collections.min(total), Collections.max(total), verdict);
     if (!pullReported.isEmpty()) {
       System.out.println("bench.kit." + kind + ".pull_reported_by_kubelet_ms="
           + LocalBenchmark.median(pullReported));
     }
+  }
+
+  /** The rounds' times of {@code point}, in the rounds that had it. */
+  private static List<Long> at(List<Map<String, Long>> samples, String point) {
+    return samples.stream().filter(s -> s.containsKey(point)).map(s -> s.get(point)).toList();
   }
 
   private static long previousPoint(Map<String, Long> sample, String point) {
@@ -203,7 +209,7 @@ public final class KitBenchmark {
   }
 
   /** What one round measured: milliseconds since the edit per point, and the kubelet's pull. */
-  private record Round(Map<String, Long> points, java.util.Optional<Long> pullReportedMs,
+  private record Round(Map<String, Long> points, Optional<Long> pullReportedMs,
       Map<String, Long> pythonByReplica) {}
 
   private static Round runRound(ClusterKit kit, String base, Watches watches, Path script,
@@ -232,7 +238,7 @@ public final class KitBenchmark {
       String text = line.text();
       if (text.startsWith("bench-mark ")) {
         String[] parts = text.split(" ");
-        long at = Math.round(Double.parseDouble(parts[2]) * 1000);
+        long at = LocalBenchmark.secondsToMillis(text);
         marks.merge(parts[1], at, Math::max);
         marks.put(parts[1] + "@" + line.replica(), at);
       } else if (first.getCount() > 0 && !text.isBlank()) {
@@ -287,14 +293,14 @@ public final class KitBenchmark {
           .putIfAbsent(pod, System.currentTimeMillis());
     }
 
-    java.util.Optional<Long> last(String point) {
+    Optional<Long> last(String point) {
       Map<String, Long> pods = seen.get(point);
-      return pods == null || pods.isEmpty() ? java.util.Optional.empty()
-          : java.util.Optional.of(Collections.max(pods.values()));
+      return pods == null || pods.isEmpty() ? Optional.empty()
+          : Optional.of(Collections.max(pods.values()));
     }
 
-    java.util.Optional<Long> pullReported() {
-      return java.util.Optional.ofNullable(pullReported);
+    Optional<Long> pullReported() {
+      return Optional.ofNullable(pullReported);
     }
 
     void pulled(long millis) {
@@ -338,7 +344,7 @@ public final class KitBenchmark {
       jobs.remove(job);
     }
 
-    private java.util.Optional<Timeline> of(String pod) {
+    private Optional<Timeline> of(String pod) {
       return jobs.entrySet().stream().filter(e -> pod.startsWith(e.getKey() + "-"))
           .map(Map.Entry::getValue).findFirst();
     }

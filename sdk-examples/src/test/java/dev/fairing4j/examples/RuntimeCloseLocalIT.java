@@ -84,7 +84,8 @@ class RuntimeCloseLocalIT {
               && threads("fairing4j-spare-supervisor (" + owner + ")") == 0
               && threads("fairing4j-logs-") == 0, RuntimeCloseLocalIT::threadNames);
       ClusterKit.await("the spare supervisor to exit and the job's to stay", WAIT,
-          () -> started.stream().filter(RuntimeCloseLocalIT::alive).count() == 1, started::toString);
+          () -> started.stream().filter(RuntimeCloseLocalIT::alive).count() == 1,
+          started::toString);
       assertThat(job.status().phase()).as("the job runs on").isEqualTo(JobPhase.RUNNING);
       assertThatThrownBy(runtime::pipeline).isInstanceOf(FairingException.class)
           .hasMessageContaining("is closed").hasMessageContaining("FairingRuntime.create()");

@@ -44,6 +44,9 @@ import java.util.concurrent.TimeUnit;
 public final class LocalBenchmark {
   private static final double TARGET_RATIO = 1.05;
   private static final long TARGET_FIRST_LOG_MS = 3000;
+  /** The first line of a marked script: the time Python started it. */
+  private static final String PYTHON_MARK = "import time as _bench_time;"
+      + " print('bench-mark python %.3f' % _bench_time.time(), flush=True)";
 
   private LocalBenchmark() {}
 
@@ -253,8 +256,7 @@ public final class LocalBenchmark {
    */
   public static List<String> instrumented(List<String> original, int round) {
     List<String> lines = new ArrayList<>();
-    lines.add("import time as _bench_time; print('bench-mark python %.3f' % _bench_time.time(),"
-        + " flush=True)  # edit " + round);
+    lines.add(PYTHON_MARK + "  # edit " + round);
     for (String line : original) {
       lines.add(line);
       if (line.startsWith("from torch.utils.data.distributed import")) {
@@ -295,7 +297,8 @@ public final class LocalBenchmark {
     return times;
   }
 
-  private static long secondsToMillis(String markLine) {
+  /** The wall-clock milliseconds of a {@code bench-mark <what> <seconds>} line. */
+  public static long secondsToMillis(String markLine) {
     return Math.round(Double.parseDouble(markLine.substring(markLine.lastIndexOf(' ') + 1))
         * 1000);
   }
@@ -306,8 +309,7 @@ public final class LocalBenchmark {
    */
   private static List<String> marked(List<String> original) {
     List<String> lines = new ArrayList<>();
-    lines.add("import time as _bench_time; print('bench-mark python %.3f' % _bench_time.time(),"
-        + " flush=True)");
+    lines.add(PYTHON_MARK);
     lines.addAll(original);
     lines.add("print('bench-mark end %.3f' % _bench_time.time(), flush=True)");
     return lines;
@@ -326,7 +328,7 @@ public final class LocalBenchmark {
         continue;
       }
       String[] parts = line.substring(at).trim().split(" ");
-      long millis = Math.round(Double.parseDouble(parts[2]) * 1000);
+      long millis = secondsToMillis(line.trim());
       if (parts[1].equals("python")) {
         python = Math.max(python, millis);
       } else if (parts[1].equals("end")) {
